@@ -1,0 +1,132 @@
+// pte-run public API: open a program, inspect it, load and run its methods.
+//
+//   std::unique_ptr<pte::Program> prog;
+//   pte::Status s = pte::Program::open_file("model.pte", {}, &prog);
+//   std::unique_ptr<pte::Method> m;
+//   s = prog->load_method("forward", {}, &m);
+//   m->set_input(0, tensor);  m->execute();  m->output(0);
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pte/status.h"
+#include "pte/value.h"
+
+namespace pte {
+
+struct OpenOptions {
+  // External weight files (.ptd, "FT01") whose named tensors the program refers to.
+  std::vector<std::string> data_files;
+  // Run the flatbuffer verifier over every table before reading (on by default).
+  bool verify = true;
+};
+
+struct TensorInfo {
+  DType dtype = DType::Float;
+  std::vector<int64_t> sizes;      // upper bounds when dynamic
+  std::vector<uint8_t> dim_order;
+  Dynamism dynamism = Dynamism::Static;
+  bool memory_planned = false;     // has an arena slot (an input is copied in; else bound by pointer)
+};
+
+struct ValueInfo {
+  Tag tag = Tag::None;
+  TensorInfo tensor;               // when tag == Tensor
+  // For non-tensor values baked in at export (constant-method outputs, specialised inputs).
+  int64_t int_value = 0;
+  double double_value = 0;
+  bool bool_value = false;
+  std::string string_value;
+  // Constant tensors (e.g. a constant method returning a tensor): bytes in the mapped file.
+  const void* constant_data = nullptr;
+};
+
+struct OperatorInfo {
+  std::string name;                // "aten::add.out"
+  bool supported = false;          // this build has a kernel for it
+};
+
+struct DelegateInfo {
+  std::string backend;             // "XnnpackBackend"
+  bool supported = false;
+  size_t blob_bytes = 0;
+  bool inline_data = false;        // blob inside the flatbuffer (else in a segment)
+};
+
+struct MethodInfo {
+  std::string name;
+  std::vector<ValueInfo> inputs;
+  std::vector<ValueInfo> outputs;
+  std::vector<OperatorInfo> operators;
+  std::vector<DelegateInfo> delegates;
+  std::vector<int64_t> planned_buffers;  // bytes per arena (memory_id 1..N)
+  size_t num_values = 0;
+  size_t num_instructions = 0;
+  bool is_constant = false;              // no instructions: a metadata method
+};
+
+struct SegmentInfo {
+  uint64_t offset = 0;                   // absolute file offset
+  uint64_t size = 0;
+};
+
+struct ProgramInfo {
+  std::string path;
+  uint64_t file_bytes = 0;
+  bool extended_header = false;          // "eh00" present
+  uint32_t version = 0;
+  std::vector<SegmentInfo> segments;
+  uint64_t constant_bytes = 0;           // constant segment or legacy constant_buffer
+  bool legacy_constant_buffer = false;
+  uint64_t named_data_bytes = 0;
+  size_t named_data_entries = 0;
+  uint64_t external_bytes = 0;           // in .ptd files
+  std::vector<MethodInfo> methods;
+};
+
+class Method;
+
+class Program {
+ public:
+  // Maps the file (zero copy) and verifies it. On failure `out` is untouched.
+  static Status open_file(const std::string& path, const OpenOptions& options,
+                          std::unique_ptr<Program>* out);
+  // Uses caller memory, which must outlive the program (it is not copied).
+  static Status open_buffer(const void* data, size_t size, const std::string& name,
+                            const OpenOptions& options, std::unique_ptr<Program>* out);
+  virtual ~Program() = default;
+
+  virtual const ProgramInfo& info() const = 0;
+  const std::string& path() const { return info().path; }
+
+  struct MethodOptions {
+    // Re-plan memory from tensor lifetimes instead of using the file's plan.
+    bool replan_memory = false;
+    int num_threads = 0;                 // 0: physical cores
+  };
+  virtual Status load_method(const std::string& name, const MethodOptions& options,
+                             std::unique_ptr<Method>* out) = 0;
+};
+
+class Method {
+ public:
+  virtual ~Method() = default;
+  virtual const MethodInfo& info() const = 0;
+
+  // Tensor input: dtype must match; sizes must equal the static shape or fit the
+  // bound. Planned inputs are copied into the arena; others point at `data`, which
+  // must stay valid until execute() returns.
+  virtual Status set_input(size_t index, const Tensor& value) = 0;
+  // Scalar inputs (baked in at export: the value must equal the traced one).
+  virtual Status set_input(size_t index, const EValue& value) = 0;
+  virtual Status execute() = 0;
+  virtual size_t num_outputs() const = 0;
+  // Valid until the next execute().
+  virtual const EValue& output(size_t index) const = 0;
+  // Arena bytes in use (file plan or our re-plan) and the file's own plan.
+  virtual size_t arena_bytes() const = 0;
+};
+
+}  // namespace pte

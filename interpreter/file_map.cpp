@@ -1,0 +1,62 @@
+#include "interpreter/file_map.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace pte {
+
+FileMap::~FileMap() {
+  if (mapped_) munmap(mapped_, mapped_size_);
+  std::free(owned_);
+}
+
+Status FileMap::open(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::error(path + ": cannot open: " + std::strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int e = errno;
+    ::close(fd);
+    return Status::error(path + ": cannot stat: " + std::strerror(e));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Status::error(path + ": not a regular file");
+  }
+  size_t size = static_cast<size_t>(st.st_size);
+  if (size == 0) {
+    ::close(fd);
+    data_ = nullptr;
+    size_ = 0;
+    return Status::ok();
+  }
+  void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  int e = errno;
+  ::close(fd);
+  if (p == MAP_FAILED) return Status::error(path + ": cannot map: " + std::strerror(e));
+  mapped_ = p;
+  mapped_size_ = size;
+  data_ = static_cast<const uint8_t*>(p);
+  size_ = size;
+  return Status::ok();
+}
+
+void FileMap::wrap(const void* data, size_t size) {
+  if (reinterpret_cast<uintptr_t>(data) % 16 == 0 || size == 0) {
+    data_ = static_cast<const uint8_t*>(data);
+    size_ = size;
+    return;
+  }
+  owned_ = static_cast<uint8_t*>(std::aligned_alloc(16, (size + 15) / 16 * 16));
+  std::memcpy(owned_, data, size);
+  data_ = owned_;
+  size_ = size;
+}
+
+}  // namespace pte

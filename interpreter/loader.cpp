@@ -1,0 +1,354 @@
+// pte-run: the verified program loader (see loader.h).
+#include "interpreter/loader.h"
+
+#include <cstring>
+
+#include "flatbuffers/flatbuffers.h"
+
+namespace pte {
+
+namespace {
+
+uint32_t read_u32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+uint64_t read_u64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+// a + b <= limit without overflow.
+bool fits(uint64_t a, uint64_t b, uint64_t limit) { return a <= limit && b <= limit - a; }
+
+std::string num(uint64_t v) { return std::to_string(v); }
+
+constexpr size_t kMaxVerifierTables = 50'000'000;
+constexpr size_t kMaxVerifierDepth = 64;
+
+// Describes what the first bytes are when they are not a .pte.
+std::string identify(const uint8_t* d, size_t n) {
+  if (n < 8) return "file too short (" + num(n) + " bytes) to hold a program header";
+  char id[5] = {0};
+  std::memcpy(id, d + 4, 4);
+  if (std::memcmp(id, "ET", 2) == 0 && id[2] >= '0' && id[2] <= '9' && id[3] >= '0' && id[3] <= '9')
+    return std::string("unsupported program version '") + id + "' (this build reads ET12)";
+  if (std::memcmp(id, "BP08", 4) == 0) return "this is a bundled program (BP08); use `pte-run verify`";
+  if (std::memcmp(id, "FT01", 4) == 0) return "this is an external data file (FT01, .ptd); pass it with --data";
+  for (char c : std::string(id, 4))
+    if (c < 32 || c > 126) return "not an ExecuTorch program (no ET12 identifier)";
+  return std::string("not an ExecuTorch program (identifier '") + id + "', expected 'ET12')";
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- .ptd files
+
+Status DataFile::open(const std::string& path) {
+  path_ = path;
+  PTE_TRY(map_.open(path));
+  return parse();
+}
+
+size_t DataFile::entries() const {
+  return root_ && root_->named_data() ? root_->named_data()->size() : 0;
+}
+
+Status DataFile::parse() {
+  const uint8_t* d = map_.data();
+  size_t n = map_.size();
+  auto bad = [&](const std::string& why) { return Status::error(path_ + ": " + why); };
+  if (n < 48) return bad("file too short (" + num(n) + " bytes) for a .ptd header");
+  if (std::memcmp(d + 4, "FT01", 4) != 0) {
+    if (std::memcmp(d + 4, "ET12", 4) == 0) return bad("this is a program (.pte), not a .ptd data file");
+    return bad("not a .ptd data file (no FT01 identifier)");
+  }
+  if (std::memcmp(d + 8, "FH01", 4) != 0) return bad("missing FH01 header");
+  uint32_t hlen = read_u32(d + 12);
+  if (hlen < 40) return bad("FH01 header length " + num(hlen) + " is below 40");
+  uint64_t fb_off = read_u64(d + 16), fb_size = read_u64(d + 24);
+  uint64_t seg_base = read_u64(d + 32), seg_size = read_u64(d + 40);
+  if (!fits(fb_off, fb_size, n)) return bad("flatbuffer region [" + num(fb_off) + "+" + num(fb_size) + "] exceeds the file (" + num(n) + " bytes): truncated?");
+  if (!fits(seg_base, seg_size, n)) return bad("segment data [" + num(seg_base) + "+" + num(seg_size) + "] exceeds the file (" + num(n) + " bytes): truncated?");
+  size_t fb_len = static_cast<size_t>(fb_off + fb_size);
+  flatbuffers::Verifier v(d, fb_len, kMaxVerifierDepth, kMaxVerifierTables);
+  if (!v.VerifyBuffer<flat_tensor_flatbuffer::FlatTensor>(nullptr)) return bad("flatbuffer verification failed (corrupt file)");
+  root_ = flatbuffers::GetRoot<flat_tensor_flatbuffer::FlatTensor>(d);
+  segment_base_ = seg_base;
+  if (auto* segs = root_->segments()) {
+    for (flatbuffers::uoffset_t i = 0; i < segs->size(); ++i) {
+      const auto* s = segs->Get(i);
+      if (!fits(seg_base, s->offset(), n) || !fits(seg_base + s->offset(), s->size(), n))
+        return bad("segment " + num(i) + " [" + num(s->offset()) + "+" + num(s->size()) + "] lies outside the file: truncated?");
+      data_bytes_ += s->size();
+    }
+  }
+  if (auto* nd = root_->named_data()) {
+    uint32_t nseg = root_->segments() ? root_->segments()->size() : 0;
+    for (flatbuffers::uoffset_t i = 0; i < nd->size(); ++i) {
+      if (nd->Get(i)->segment_index() >= nseg)
+        return bad("named data " + num(i) + " refers to segment " + num(nd->Get(i)->segment_index()) + " of " + num(nseg));
+      if (!nd->Get(i)->key()) return bad("named data " + num(i) + " has no key");
+    }
+  }
+  return Status::ok();
+}
+
+bool DataFile::find(std::string_view key, Bytes* bytes,
+                    const flat_tensor_flatbuffer::TensorLayout** layout) const {
+  if (!root_ || !root_->named_data()) return false;
+  for (const auto* e : *root_->named_data()) {
+    if (e->key()->string_view() != key) continue;
+    const auto* s = root_->segments()->Get(e->segment_index());
+    bytes->data = map_.data() + segment_base_ + s->offset();
+    bytes->size = static_cast<size_t>(s->size());
+    if (layout) *layout = e->tensor_layout();
+    return true;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------- programs
+
+Status Program::open_file(const std::string& path, const OpenOptions& options,
+                          std::unique_ptr<Program>* out) {
+  auto map = std::make_unique<FileMap>();
+  PTE_TRY(map->open(path));
+  std::unique_ptr<LoadedProgram> p;
+  PTE_TRY(LoadedProgram::create(std::move(map), path, options, &p));
+  *out = std::move(p);
+  return Status::ok();
+}
+
+Status Program::open_buffer(const void* data, size_t size, const std::string& name,
+                            const OpenOptions& options, std::unique_ptr<Program>* out) {
+  auto map = std::make_unique<FileMap>();
+  map->wrap(data, size);
+  std::unique_ptr<LoadedProgram> p;
+  PTE_TRY(LoadedProgram::create(std::move(map), name, options, &p));
+  *out = std::move(p);
+  return Status::ok();
+}
+
+Status LoadedProgram::create(std::unique_ptr<FileMap> map, const std::string& name,
+                             const OpenOptions& options, std::unique_ptr<LoadedProgram>* out) {
+  std::unique_ptr<LoadedProgram> p(new LoadedProgram());
+  p->map_ = std::move(map);
+  p->info_.path = name;
+  p->info_.file_bytes = p->map_->size();
+  Status s = p->parse(options);
+  if (!s) return s.context(name);
+  for (const std::string& f : options.data_files) {
+    auto df = std::make_unique<DataFile>();
+    PTE_TRY(df->open(f));
+    p->info_.external_bytes += df->data_bytes();
+    p->data_files_.push_back(std::move(df));
+  }
+  s = p->build_info();
+  if (!s) return s.context(name);
+  *out = std::move(p);
+  return Status::ok();
+}
+
+Status LoadedProgram::parse(const OpenOptions& options) {
+  const uint8_t* d = map_->data();
+  const size_t n = map_->size();
+  if (n < 8 || std::memcmp(d + 4, "ET12", 4) != 0) return Status::error(identify(d, n));
+  uint32_t root_off = read_u32(d);
+  if (root_off < 8 || root_off > n - 4) return Status::error("root table offset " + num(root_off) + " lies outside the file (" + num(n) + " bytes)");
+
+  program_size_ = n;
+  segment_base_ = 0;
+  uint64_t segment_data_size = 0;
+  if (n >= 32 && std::memcmp(d + 8, "eh00", 4) == 0) {
+    info_.extended_header = true;
+    uint32_t hlen = read_u32(d + 12);
+    if (hlen < 24) return Status::error("extended header length " + num(hlen) + " is below 24");
+    program_size_ = read_u64(d + 16);
+    segment_base_ = read_u64(d + 24);
+    if (hlen >= 32 && n >= 40) segment_data_size = read_u64(d + 32);
+    if (program_size_ > n)
+      return Status::error("header says the program is " + num(program_size_) + " bytes but the file has " + num(n) + ": truncated?");
+    if (program_size_ < root_off + 4u) return Status::error("header program size " + num(program_size_) + " is smaller than the root offset");
+    if (segment_base_ != 0 && segment_base_ < program_size_)
+      return Status::error("segment base offset " + num(segment_base_) + " lies inside the program (" + num(program_size_) + " bytes)");
+    if (segment_base_ > n) return Status::error("segment base offset " + num(segment_base_) + " lies past the end of the file (" + num(n) + " bytes): truncated?");
+    if (segment_data_size > 0 && !fits(segment_base_, segment_data_size, n))
+      return Status::error("segment data [" + num(segment_base_) + "+" + num(segment_data_size) + "] exceeds the file (" + num(n) + " bytes): truncated?");
+  }
+
+  if (options.verify || true) {
+    // The verifier always runs: it is what makes every later table access safe.
+    flatbuffers::Verifier v(d, static_cast<size_t>(program_size_), kMaxVerifierDepth, kMaxVerifierTables);
+    if (!v.VerifyBuffer<fb::Program>(nullptr))
+      return Status::error("flatbuffer verification failed: the program is corrupt or truncated");
+  }
+  root_ = fb::GetProgram(d);
+  info_.version = root_->version();
+
+  // Segments: absolute extent inside the file.
+  const auto* segs = root_->segments();
+  uint32_t nseg = segs ? segs->size() : 0;
+  for (uint32_t i = 0; i < nseg; ++i) {
+    const auto* s = segs->Get(i);
+    uint64_t base = segment_base_;
+    if (!fits(base, s->offset(), n) || !fits(base + s->offset(), s->size(), n))
+      return Status::error("segment " + num(i) + " [" + num(s->offset()) + "+" + num(s->size()) + "] from base " + num(base) +
+                           " lies outside the file (" + num(n) + " bytes): truncated?");
+    if (s->size() > 0 && base == 0 && !info_.extended_header)
+      return Status::error("segment " + num(i) + " has data but the file has no extended header giving the segment base");
+    info_.segments.push_back({base + s->offset(), s->size()});
+  }
+
+  // Constants: the current single segment, or the legacy inline buffers.
+  const auto* cs = root_->constant_segment();
+  bool have_segment_constants = cs && cs->offsets() && cs->offsets()->size() > 1;
+  bool have_legacy = root_->constant_buffer() && root_->constant_buffer()->size() > 1;
+  if (have_segment_constants && have_legacy)
+    return Status::error("both constant_segment and the legacy constant_buffer hold data");
+  if (have_segment_constants) {
+    if (cs->segment_index() >= nseg)
+      return Status::error("constant segment index " + num(cs->segment_index()) + " out of range (" + num(nseg) + " segments)");
+    PTE_TRY(segment(cs->segment_index(), &constant_segment_));
+    for (uint32_t k = 1; k < cs->offsets()->size(); ++k)
+      if (cs->offsets()->Get(k) > constant_segment_.size)
+        return Status::error("constant " + num(k) + " offset " + num(cs->offsets()->Get(k)) + " lies past its segment (" +
+                             num(constant_segment_.size) + " bytes)");
+    info_.constant_bytes = constant_segment_.size;
+  } else if (have_legacy) {
+    info_.legacy_constant_buffer = true;
+    for (const auto* b : *root_->constant_buffer())
+      if (b->storage()) info_.constant_bytes += b->storage()->size();
+  }
+
+  if (const auto* mds = root_->mutable_data_segments()) {
+    for (uint32_t k = 0; k < mds->size(); ++k) {
+      const auto* m = mds->Get(k);
+      if (m->segment_index() >= nseg)
+        return Status::error("mutable data segment " + num(k) + " refers to segment " + num(m->segment_index()) + " of " + num(nseg));
+    }
+  }
+  if (const auto* nd = root_->named_data()) {
+    std::vector<bool> counted(nseg, false);
+    for (uint32_t k = 0; k < nd->size(); ++k) {
+      const auto* e = nd->Get(k);
+      if (!e->key()) return Status::error("named data entry " + num(k) + " has no key");
+      if (e->segment_index() >= nseg)
+        return Status::error("named data '" + e->key()->str() + "' refers to segment " + num(e->segment_index()) + " of " + num(nseg));
+      if (!counted[e->segment_index()]) {
+        counted[e->segment_index()] = true;
+        info_.named_data_bytes += segs->Get(e->segment_index())->size();
+      }
+    }
+    info_.named_data_entries = nd->size();
+  }
+  if (!root_->execution_plan() || root_->execution_plan()->size() == 0)
+    return Status::error("the program has no methods");
+  return Status::ok();
+}
+
+Status LoadedProgram::segment(uint32_t index, Bytes* out) const {
+  const auto* segs = root_->segments();
+  if (!segs || index >= segs->size())
+    return Status::error("segment index " + num(index) + " out of range (" + num(segs ? segs->size() : 0) + " segments)");
+  const auto* s = segs->Get(index);
+  out->data = map_->data() + segment_base_ + s->offset();
+  out->size = static_cast<size_t>(s->size());
+  return Status::ok();
+}
+
+Status LoadedProgram::constant_data(uint32_t idx, size_t nbytes, const uint8_t** out) const {
+  const auto* cs = root_->constant_segment();
+  if (cs && cs->offsets() && cs->offsets()->size() > 1) {
+    if (idx >= cs->offsets()->size())
+      return Status::error("constant index " + num(idx) + " out of range (" + num(cs->offsets()->size()) + " constants)");
+    uint64_t off = cs->offsets()->Get(idx);
+    if (!fits(off, nbytes, constant_segment_.size))
+      return Status::error("constant " + num(idx) + " [" + num(off) + "+" + num(nbytes) + "] exceeds the constant segment (" +
+                           num(constant_segment_.size) + " bytes)");
+    *out = constant_segment_.data + off;
+    return Status::ok();
+  }
+  const auto* cb = root_->constant_buffer();
+  if (cb && idx < cb->size()) {
+    const auto* st = cb->Get(idx)->storage();
+    size_t have = st ? st->size() : 0;
+    if (nbytes > have)
+      return Status::error("constant buffer " + num(idx) + " holds " + num(have) + " bytes, the tensor needs " + num(nbytes));
+    *out = st ? st->data() : nullptr;
+    return Status::ok();
+  }
+  return Status::error("constant index " + num(idx) + " refers to no constant data");
+}
+
+Status LoadedProgram::mutable_initial_data(uint32_t idx, size_t nbytes, const uint8_t** out) const {
+  const auto* mds = root_->mutable_data_segments();
+  if (!mds || mds->size() == 0) return Status::error("mutable tensor refers to initial data but the program has no mutable data segment");
+  const auto* m = mds->Get(0);
+  Bytes seg;
+  PTE_TRY(segment(m->segment_index(), &seg));
+  if (!m->offsets() || idx >= m->offsets()->size())
+    return Status::error("mutable data index " + num(idx) + " out of range");
+  uint64_t off = m->offsets()->Get(idx);
+  if (!fits(off, nbytes, seg.size))
+    return Status::error("mutable data " + num(idx) + " [" + num(off) + "+" + num(nbytes) + "] exceeds its segment (" + num(seg.size) + " bytes)");
+  *out = seg.data + off;
+  return Status::ok();
+}
+
+bool LoadedProgram::named_data(std::string_view key, Bytes* out) const {
+  if (const auto* nd = root_->named_data()) {
+    for (const auto* e : *nd) {
+      if (e->key()->string_view() != key) continue;
+      return segment(e->segment_index(), out).is_ok();
+    }
+  }
+  for (const auto& df : data_files_)
+    if (df->find(key, out, nullptr)) return true;
+  return false;
+}
+
+bool LoadedProgram::external_tensor(std::string_view fqn, Bytes* out,
+                                    const flat_tensor_flatbuffer::TensorLayout** layout) const {
+  for (const auto& df : data_files_)
+    if (df->find(fqn, out, layout)) return true;
+  return false;
+}
+
+Status LoadedProgram::delegate_blob(const fb::BackendDelegate* del, Bytes* out) const {
+  const auto* ref = del->processed();
+  if (!ref) return Status::error("delegate has no processed data reference");
+  if (ref->location() == fb::DataLocation::INLINE) {
+    const auto* inl = root_->backend_delegate_data();
+    if (!inl || ref->index() >= inl->size())
+      return Status::error("delegate inline data index " + num(ref->index()) + " out of range");
+    const auto* data = inl->Get(ref->index())->data();
+    out->data = data ? data->data() : nullptr;
+    out->size = data ? data->size() : 0;
+    return Status::ok();
+  }
+  if (ref->location() == fb::DataLocation::SEGMENT) return segment(ref->index(), out);
+  return Status::error("delegate data location " + num(static_cast<int>(ref->location())) + " is unknown");
+}
+
+int LoadedProgram::find_plan(std::string_view name) const {
+  const auto* plans = root_->execution_plan();
+  for (uint32_t i = 0; i < plans->size(); ++i)
+    if (plans->Get(i)->name() && plans->Get(i)->name()->string_view() == name) return static_cast<int>(i);
+  return -1;
+}
+
+Status LoadedProgram::build_info() {
+  const auto* plans = root_->execution_plan();
+  for (uint32_t i = 0; i < plans->size(); ++i) {
+    MethodInfo mi;
+    Status s = describe_plan(*this, plans->Get(i), &mi);
+    if (!s) return s.context("method " + (plans->Get(i)->name() ? plans->Get(i)->name()->str() : "#" + num(i)));
+    info_.methods.push_back(std::move(mi));
+  }
+  return Status::ok();
+}
+
+}  // namespace pte

@@ -1,0 +1,91 @@
+// pte-run: the verified program loader. Maps a .pte (and any .ptd files), checks the
+// header, every segment and offset against the file size, runs the flatbuffer
+// verifier, and answers "where are the bytes of X" for the method loader.
+#pragma once
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "interpreter/file_map.h"
+#include "pte/program.h"
+#include "schema/flat_tensor_generated.h"
+#include "schema/program_generated.h"
+
+namespace pte {
+
+namespace fb = executorch_flatbuffer;
+
+struct Bytes {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+};
+
+// One external data file (.ptd, FT01).
+class DataFile {
+ public:
+  Status open(const std::string& path);
+  Status parse();  // over map_ (set by open or by tests through wrap)
+  const std::string& path() const { return path_; }
+  // Finds a named entry; `layout` may be null in the file.
+  bool find(std::string_view key, Bytes* bytes, const flat_tensor_flatbuffer::TensorLayout** layout) const;
+  uint64_t data_bytes() const { return data_bytes_; }
+  size_t entries() const;
+  FileMap& map() { return map_; }
+  void set_path(std::string p) { path_ = std::move(p); }
+
+ private:
+  std::string path_;
+  FileMap map_;
+  const flat_tensor_flatbuffer::FlatTensor* root_ = nullptr;
+  uint64_t segment_base_ = 0;
+  uint64_t data_bytes_ = 0;
+};
+
+class LoadedProgram final : public Program {
+ public:
+  // Parses and verifies the mapped bytes (file or buffer already in `map`).
+  static Status create(std::unique_ptr<FileMap> map, const std::string& name,
+                       const OpenOptions& options, std::unique_ptr<LoadedProgram>* out);
+
+  const ProgramInfo& info() const override { return info_; }
+  Status load_method(const std::string& name, const MethodOptions& options,
+                     std::unique_ptr<Method>* out) override;
+
+  const fb::Program* root() const { return root_; }
+  const uint8_t* file_data() const { return map_->data(); }
+  size_t file_size() const { return map_->size(); }
+
+  // The bytes of segment `index` (absolute position checked at open).
+  Status segment(uint32_t index, Bytes* out) const;
+  // Constant tensor `data_buffer_idx` of `nbytes` bytes (constant segment or legacy buffer).
+  Status constant_data(uint32_t data_buffer_idx, size_t nbytes, const uint8_t** out) const;
+  // Initial bytes of a mutable buffer (mutable_data_segments[0]).
+  Status mutable_initial_data(uint32_t data_buffer_idx, size_t nbytes, const uint8_t** out) const;
+  // A named blob: the program's own named_data first, then the .ptd files.
+  bool named_data(std::string_view key, Bytes* out) const;
+  // An external tensor by fully qualified name (from the .ptd files).
+  bool external_tensor(std::string_view fqn, Bytes* out,
+                       const flat_tensor_flatbuffer::TensorLayout** layout) const;
+  // The processed bytes of a delegate (inline or in a segment).
+  Status delegate_blob(const fb::BackendDelegate* delegate, Bytes* out) const;
+  // Index of the execution plan called `name`, or -1.
+  int find_plan(std::string_view name) const;
+
+ private:
+  Status parse(const OpenOptions& options);
+  Status build_info();
+
+  std::unique_ptr<FileMap> map_;
+  std::vector<std::unique_ptr<DataFile>> data_files_;
+  const fb::Program* root_ = nullptr;
+  uint64_t program_size_ = 0;
+  uint64_t segment_base_ = 0;
+  Bytes constant_segment_;
+  ProgramInfo info_;
+};
+
+// Fills a MethodInfo from a verified plan (used by info and by the method loader).
+Status describe_plan(const LoadedProgram& program, const fb::ExecutionPlan* plan, MethodInfo* out);
+
+}  // namespace pte

@@ -1,0 +1,62 @@
+#include "pte/value.h"
+
+namespace pte {
+
+void compute_strides(Tensor& t) {
+  int64_t stride = 1;
+  for (int k = t.dim - 1; k >= 0; --k) {
+    int d = t.dim_order[k];
+    t.strides[d] = stride;
+    stride *= t.sizes[d];
+  }
+}
+
+bool resize_tensor(Tensor& t, const int64_t* sizes, int32_t dim) {
+  if (dim < 0 || dim > kMaxDims) return false;
+  int64_t numel = 1;
+  for (int i = 0; i < dim; ++i) {
+    if (sizes[i] < 0) return false;
+    numel *= sizes[i];
+  }
+  bool same = dim == t.dim;
+  for (int i = 0; same && i < dim; ++i) same = sizes[i] == t.sizes[i];
+  if (same) return true;
+  if (t.dynamism == Dynamism::Static) return false;
+  if (t.data && static_cast<size_t>(numel) * dtype_size(t.dtype) > t.capacity) return false;
+  if (dim != t.dim) {
+    // A rank change keeps a contiguous layout.
+    for (int i = 0; i < dim; ++i) t.dim_order[i] = static_cast<uint8_t>(i);
+  }
+  t.dim = dim;
+  for (int i = 0; i < dim; ++i) t.sizes[i] = sizes[i];
+  compute_strides(t);
+  return true;
+}
+
+const char* tag_name(Tag t) {
+  switch (t) {
+    case Tag::None: return "None";
+    case Tag::Int: return "Int";
+    case Tag::Double: return "Double";
+    case Tag::Bool: return "Bool";
+    case Tag::String: return "String";
+    case Tag::Tensor: return "Tensor";
+    case Tag::IntList: return "IntList";
+    case Tag::DoubleList: return "DoubleList";
+    case Tag::BoolList: return "BoolList";
+    case Tag::TensorList: return "TensorList";
+    case Tag::OptionalTensorList: return "OptionalTensorList";
+  }
+  return "?";
+}
+
+const int64_t* EValue::int_list(size_t* n) const {
+  for (size_t k = 0; k < ilist.size; ++k) {
+    const EValue* e = ilist.items[k];
+    ilist.scratch[k] = e ? e->to_int() : 0;
+  }
+  *n = ilist.size;
+  return ilist.scratch;
+}
+
+}  // namespace pte

@@ -1,0 +1,58 @@
+// pte-run kernels: the calling convention every operator follows.
+//
+// A KernelCall in a .pte lists every schema argument in order (kwarg-only ones too),
+// then one trailing return slot (the same value as `out` for single-output .out ops).
+// A kernel receives those EValue pointers, reads its inputs, resizes its outputs
+// (resize_tensor) and writes them. It allocates nothing: scratch memory, if needed,
+// comes from ctx.scratch(). On failure it calls ctx.fail(...) and returns false; the
+// method adds the file, method, instruction and operator to the message.
+#pragma once
+#include <cstdarg>
+#include <cstddef>
+#include <cstdint>
+
+#include "pte/value.h"
+
+struct pthreadpool;
+
+namespace pte {
+
+class KernelContext {
+ public:
+  // printf-style; keeps the first failure. Always returns false so kernels can
+  // `return ctx.fail("...")`.
+  bool fail(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+  const char* message() const { return message_; }
+  bool failed() const { return failed_; }
+  void reset() { failed_ = false; message_[0] = 0; scratch_used_ = 0; }
+
+  // Thread pool for parallel kernels (null: run on the calling thread).
+  pthreadpool* threadpool = nullptr;
+
+  // Per-instruction scratch memory, freed after the instruction; null when the
+  // method's scratch arena is too small (the kernel should fail with a clear message).
+  void* scratch(size_t bytes, size_t align = 64);
+  void set_scratch_arena(void* base, size_t bytes) { scratch_base_ = static_cast<uint8_t*>(base); scratch_size_ = bytes; scratch_used_ = 0; }
+
+ private:
+  char message_[512] = {0};
+  bool failed_ = false;
+  uint8_t* scratch_base_ = nullptr;
+  size_t scratch_size_ = 0;
+  size_t scratch_used_ = 0;
+};
+
+using KernelFn = bool (*)(KernelContext& ctx, EValue** args);
+
+struct KernelDef {
+  const char* name;  // "aten::add.out": operator name, '.', overload (no '.' when the overload is empty)
+  int num_args;      // schema args + 1 return slot; -1 = variable (checked by the kernel)
+  KernelFn fn;
+};
+
+// Finds a kernel by its full name; null when this build has none.
+const KernelDef* find_kernel(const char* name);
+// All kernels of this build (for `pte-run info` and tests).
+const KernelDef* all_kernels(size_t* count);
+
+}  // namespace pte
