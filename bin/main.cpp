@@ -1,13 +1,31 @@
-// pte-run command line (being written).
+// pte-run: run ExecuTorch .pte programs. Dispatches to the subcommands.
 #include <cstdio>
-#include <memory>
-#include "pte/program.h"
+#include <cstring>
+
+#include "bin/commands.h"
+
+namespace {
+
+void usage(std::FILE* f) {
+  std::fprintf(f,
+               "usage:\n"
+               "  pte-run MODEL.pte \"prompt\" [options]        generate text (see pte-run generate --help)\n"
+               "  pte-run info MODEL.pte [--data F.ptd]... [--json]\n"
+               "  pte-run run MODEL.pte [--method NAME] [--data F.ptd]... [--input SPEC]... [--json] [--save-outputs DIR]\n"
+               "  pte-run verify FILE.bpte [--atol A] [--rtol R]\n");
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) { std::fprintf(stderr, "usage: pte-run info MODEL.pte\n"); return 2; }
-  std::unique_ptr<pte::Program> p;
-  pte::Status s = pte::Program::open_file(argv[2], {}, &p);
-  if (!s) { std::fprintf(stderr, "pte-run: %s\n", s.message().c_str()); return 1; }
-  for (const auto& m : p->info().methods) std::printf("%s: %zu inputs %zu outputs %zu ops\n", m.name.c_str(), m.inputs.size(), m.outputs.size(), m.operators.size());
-  return 0;
+  if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const char* cmd = argv[1];
+  if (!std::strcmp(cmd, "info")) return pte::cli::cmd_info(argc - 1, argv + 1);
+  if (!std::strcmp(cmd, "run")) return pte::cli::cmd_run(argc - 1, argv + 1);
+  if (!std::strcmp(cmd, "verify")) return pte::cli::cmd_verify(argc - 1, argv + 1);
+  if (!std::strcmp(cmd, "generate")) return pte::cli::cmd_generate(argc - 1, argv + 1);
+  return pte::cli::cmd_generate(argc, argv);
 }

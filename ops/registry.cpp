@@ -7,13 +7,13 @@
 namespace pte {
 
 #define PTE_KERNEL(name, nargs, fn) bool fn(KernelContext&, EValue**);
-#include "ops/ops.def"
+#include "ops/all_ops.def"
 #undef PTE_KERNEL
 
 namespace {
 const KernelDef kKernels[] = {
 #define PTE_KERNEL(name, nargs, fn) {name, nargs, &fn},
-#include "ops/ops.def"
+#include "ops/all_ops.def"
 #undef PTE_KERNEL
     {nullptr, 0, nullptr},
 };
