@@ -1,0 +1,51 @@
+// llama::custom_sdpa.out(Tensor query, Tensor key, Tensor value, SymInt start_pos,
+//     Tensor? attn_mask=None, float drpout_p=0.0, bool is_causal=False, float? scale=None,
+//     *, Tensor(a!) out) -> Tensor(a!)
+// key/value are the whole caches [B, max_len, Hkv, D]; only positions filled so far
+// (start_pos + S, or the mask's width) are read. Grouped-query attention when Hq > Hkv.
+#include "ops/llama/sdpa_common.h"
+
+namespace pte {
+
+bool custom_sdpa_out(KernelContext& ctx, EValue** args) {
+  for (int i : {0, 1, 2, 8})
+    if (!expect_tag(ctx, args[i], Tag::Tensor, i == 8 ? "out" : "query/key/value")) return false;
+  if (!expect_tag(ctx, args[3], Tag::Int, "start_pos") || !expect_tag(ctx, args[6], Tag::Bool, "is_causal")) return false;
+  if (args[5]->tag == Tag::Double && args[5]->d != 0.0) return ctx.fail("dropout_p must be 0 at inference");
+  SdpaArgs a{};
+  a.q = args[0]->t;
+  a.k = args[1]->t;
+  a.v = args[2]->t;
+  a.mask = args[4]->is_tensor() ? args[4]->t : nullptr;
+  a.out = args[8]->t;
+  a.start_pos = args[3]->i;
+  a.causal = args[6]->b;
+  bool has_scale = args[7]->tag == Tag::Double;
+  if (!sdpa_prepare(ctx, a, has_scale, has_scale ? args[7]->d : 0.0)) return false;
+  return sdpa_run(ctx, a);
+}
+
+// llama::sdpa_with_kv_cache.out(Tensor query, Tensor key, Tensor value, Tensor(a!) key_cache,
+//     Tensor(b!) value_cache, SymInt start_pos, SymInt seq_len, Tensor? attn_mask=None,
+//     float drpout_p=0.0, bool is_causal=False, float? scale=None, *, Tensor(c!) out)
+bool sdpa_with_kv_cache_out(KernelContext& ctx, EValue** args) {
+  for (int i : {0, 1, 2, 3, 4, 11})
+    if (!expect_tag(ctx, args[i], Tag::Tensor, "tensor argument")) return false;
+  if (!expect_tag(ctx, args[5], Tag::Int, "start_pos") || !expect_tag(ctx, args[9], Tag::Bool, "is_causal")) return false;
+  int64_t start_pos = args[5]->i;
+  if (!cache_write(ctx, *args[1]->t, *args[3]->t, start_pos)) return false;
+  if (!cache_write(ctx, *args[2]->t, *args[4]->t, start_pos)) return false;
+  SdpaArgs a{};
+  a.q = args[0]->t;
+  a.k = args[3]->t;
+  a.v = args[4]->t;
+  a.mask = args[7]->is_tensor() ? args[7]->t : nullptr;
+  a.out = args[11]->t;
+  a.start_pos = start_pos;
+  a.causal = args[9]->b;
+  bool has_scale = args[10]->tag == Tag::Double;
+  if (!sdpa_prepare(ctx, a, has_scale, has_scale ? args[10]->d : 0.0)) return false;
+  return sdpa_run(ctx, a);
+}
+
+}  // namespace pte

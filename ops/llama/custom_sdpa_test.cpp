@@ -1,0 +1,154 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+
+#include "op_harness.h"
+
+using pte::test::Harness;
+
+namespace {
+
+std::vector<float> randn(size_t n, uint32_t seed) {
+  std::mt19937 g(seed);
+  std::normal_distribution<float> d;
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(g);
+  return v;
+}
+
+// Plain two-pass attention in double: q [B,S,Hq,D], caches [B,L,Hkv,D].
+std::vector<float> reference(const std::vector<float>& q, const std::vector<float>& k, const std::vector<float>& v,
+                             int B, int S, int Hq, int Hkv, int D, int L, int start, bool causal,
+                             const std::vector<float>* mask, int mask_w) {
+  std::vector<float> out(static_cast<size_t>(B) * S * Hq * D);
+  int kv_len = mask ? mask_w : start + S;
+  double scale = 1.0 / std::sqrt(static_cast<double>(D));
+  for (int b = 0; b < B; ++b)
+    for (int s = 0; s < S; ++s)
+      for (int h = 0; h < Hq; ++h) {
+        int hk = h / (Hq / Hkv);
+        int n = causal ? std::min(start + s + 1, kv_len) : kv_len;
+        std::vector<double> sc(n);
+        double mx = -1e300;
+        for (int j = 0; j < n; ++j) {
+          double acc = 0;
+          for (int d = 0; d < D; ++d)
+            acc += double(q[((b * S + s) * Hq + h) * D + d]) * k[((b * L + j) * Hkv + hk) * D + d];
+          sc[j] = acc * scale + (mask ? (*mask)[s * mask_w + j] : 0.0);
+          mx = std::max(mx, sc[j]);
+        }
+        double sum = 0;
+        for (auto& x : sc) sum += (x = std::exp(x - mx));
+        for (int d = 0; d < D; ++d) {
+          double acc = 0;
+          for (int j = 0; j < n; ++j) acc += sc[j] / sum * v[((b * L + j) * Hkv + hk) * D + d];
+          out[((b * S + s) * Hq + h) * D + d] = static_cast<float>(acc);
+        }
+      }
+  return out;
+}
+
+float max_err(const std::vector<float>& a, const std::vector<float>& b) {
+  float m = 0;
+  for (size_t i = 0; i < a.size(); ++i) m = std::max(m, std::fabs(a[i] - b[i]));
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("llama::custom_sdpa.out: causal GQA over the filled cache positions") {
+  const int B = 1, S = 3, Hq = 4, Hkv = 2, D = 8, L = 10, start = 4;
+  auto q = randn(B * S * Hq * D, 1), k = randn(B * L * Hkv * D, 2), v = randn(B * L * Hkv * D, 3);
+  // Garbage past start+S must not be read: make it huge.
+  for (int j = start + S; j < L; ++j)
+    for (int x = 0; x < Hkv * D; ++x) k[j * Hkv * D + x] = v[j * Hkv * D + x] = 1e30f;
+  Harness h;
+  auto* out = h.out<float>({B, S, Hq, D});
+  REQUIRE_MESSAGE(h.call("llama::custom_sdpa.out",
+                         {h.tensor<float>({B, S, Hq, D}, q), h.tensor<float>({B, L, Hkv, D}, k), h.tensor<float>({B, L, Hkv, D}, v),
+                          h.i(start), h.none(), h.d(0.0), h.b(true), h.none(), out}),
+                  h.message);
+  auto ref = reference(q, k, v, B, S, Hq, Hkv, D, L, start, true, nullptr, 0);
+  CHECK(max_err(Harness::values<float>(out), ref) < 1e-5f);
+  CHECK(Harness::shape(out) == std::vector<int64_t>{B, S, Hq, D});
+}
+
+TEST_CASE("llama::custom_sdpa.out: explicit scale, non-causal, and a float mask") {
+  const int B = 2, S = 2, Hq = 2, Hkv = 2, D = 4, L = 6;
+  auto q = randn(B * S * Hq * D, 4), k = randn(B * L * Hkv * D, 5), v = randn(B * L * Hkv * D, 6);
+  std::vector<float> mask = {0, 0, -INFINITY, 0, 0, 0, 0, 0, -1.5f, 0};  // [S=2, 5]
+  Harness h;
+  auto* out = h.out<float>({B, S, Hq, D});
+  REQUIRE_MESSAGE(h.call("llama::custom_sdpa.out",
+                         {h.tensor<float>({B, S, Hq, D}, q), h.tensor<float>({B, L, Hkv, D}, k), h.tensor<float>({B, L, Hkv, D}, v),
+                          h.i(0), h.tensor<float>({S, 5}, mask), h.d(0.0), h.b(false), h.none(), out}),
+                  h.message);
+  auto ref = reference(q, k, v, B, S, Hq, Hkv, D, L, 0, false, &mask, 5);
+  CHECK(max_err(Harness::values<float>(out), ref) < 1e-5f);
+
+  // scale = 1/sqrt(D) given explicitly gives the same numbers as the default
+  Harness h2;
+  auto* out2 = h2.out<float>({B, S, Hq, D});
+  REQUIRE(h2.call("llama::custom_sdpa.out",
+                  {h2.tensor<float>({B, S, Hq, D}, q), h2.tensor<float>({B, L, Hkv, D}, k), h2.tensor<float>({B, L, Hkv, D}, v),
+                   h2.i(0), h2.tensor<float>({S, 5}, mask), h2.d(0.0), h2.b(false), h2.d(0.5), out2}));
+  CHECK(max_err(Harness::values<float>(out2), ref) < 1e-5f);
+}
+
+TEST_CASE("llama::custom_sdpa.out: bfloat16 within bf16 rounding") {
+  const int B = 1, S = 2, Hq = 2, Hkv = 1, D = 8, L = 4;
+  auto q = randn(B * S * Hq * D, 7), k = randn(B * L * Hkv * D, 8), v = randn(B * L * Hkv * D, 9);
+  auto to_bf = [](const std::vector<float>& x) {
+    std::vector<pte::BFloat16> r(x.size());
+    for (size_t i = 0; i < x.size(); ++i) r[i] = pte::BFloat16(x[i]);
+    return r;
+  };
+  auto back = [](const std::vector<pte::BFloat16>& x) {
+    std::vector<float> r(x.size());
+    for (size_t i = 0; i < x.size(); ++i) r[i] = x[i];
+    return r;
+  };
+  auto qb = to_bf(q), kb = to_bf(k), vb = to_bf(v);
+  Harness h;
+  auto* out = h.out<pte::BFloat16>({B, S, Hq, D});
+  REQUIRE_MESSAGE(h.call("llama::custom_sdpa.out",
+                         {h.tensor<pte::BFloat16>({B, S, Hq, D}, qb), h.tensor<pte::BFloat16>({B, L, Hkv, D}, kb),
+                          h.tensor<pte::BFloat16>({B, L, Hkv, D}, vb), h.i(1), h.none(), h.d(0.0), h.b(true), h.none(), out}),
+                  h.message);
+  auto ref = reference(back(qb), back(kb), back(vb), B, S, Hq, Hkv, D, L, 1, true, nullptr, 0);
+  CHECK(max_err(back(Harness::values<pte::BFloat16>(out)), ref) < 2e-2f);
+}
+
+TEST_CASE("llama::custom_sdpa.out: refuses overflow of the cache and bad head counts") {
+  Harness h;
+  auto q = randn(1 * 2 * 3 * 4, 1), kv = randn(1 * 4 * 2 * 4, 2);
+  CHECK_FALSE(h.call("llama::custom_sdpa.out",
+                     {h.tensor<float>({1, 2, 3, 4}, q), h.tensor<float>({1, 4, 2, 4}, kv), h.tensor<float>({1, 4, 2, 4}, kv),
+                      h.i(0), h.none(), h.d(0.0), h.b(true), h.none(), h.out<float>({1, 2, 3, 4})}));
+  CHECK(h.message.find("multiple") != std::string::npos);
+  auto q2 = randn(1 * 2 * 2 * 4, 1);
+  CHECK_FALSE(h.call("llama::custom_sdpa.out",
+                     {h.tensor<float>({1, 2, 2, 4}, q2), h.tensor<float>({1, 4, 2, 4}, kv), h.tensor<float>({1, 4, 2, 4}, kv),
+                      h.i(3), h.none(), h.d(0.0), h.b(true), h.none(), h.out<float>({1, 2, 2, 4})}));
+  CHECK(h.message.find("exceeds the cache") != std::string::npos);
+}
+
+TEST_CASE("llama::update_cache.out writes rows at start_pos and nothing else") {
+  Harness h;
+  std::vector<float> cache(1 * 5 * 2 * 2, -1.f);
+  auto* c = h.tensor<float>({1, 5, 2, 2}, cache);
+  REQUIRE(h.call("llama::update_cache.out",
+                 {h.tensor<float>({1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}), c, h.i(2), h.out<float>({1})}));
+  auto got = Harness::values<float>(c);
+  std::vector<float> want = {-1, -1, -1, -1, -1, -1, -1, -1, 1, 2, 3, 4, 5, 6, 7, 8, -1, -1, -1, -1};
+  CHECK(got == want);
+  CHECK_FALSE(h.call("llama::update_cache.out",
+                     {h.tensor<float>({1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}), c, h.i(4), h.out<float>({1})}));
+
+  Harness h2;
+  auto* c2 = h2.tensor<float>({1, 4, 1, 2}, std::vector<float>(8, 0.f));
+  REQUIRE(h2.call("llama::update_cache_with_indices.out",
+                  {h2.tensor<float>({1, 2, 1, 2}, {1, 2, 3, 4}), c2, h2.i(0), h2.tensor<int64_t>({1, 2}, {3, 0}), h2.out<float>({1})}));
+  CHECK(Harness::values<float>(c2) == std::vector<float>{3, 4, 0, 0, 0, 0, 1, 2});
+}

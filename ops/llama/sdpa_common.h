@@ -1,0 +1,26 @@
+// pte-run: scaled dot-product attention over a KV cache, shared by the llama:: ops.
+#pragma once
+#include "ops/util.h"
+
+namespace pte {
+
+struct SdpaArgs {
+  const Tensor* q;     // [B, S, Hq, D]
+  const Tensor* k;     // [B, Skv, Hkv, D] (full cache)
+  const Tensor* v;     // [B, Skv, Hkv, D]
+  const Tensor* mask;  // optional float [S, kv_len], added to the scores
+  Tensor* out;         // [B, S, Hq, D]
+  int64_t start_pos;
+  int64_t kv_len;      // keys considered: start_pos + S without a mask, the mask's width with one
+  bool causal;         // query row i sees keys 0 .. start_pos + i
+  float scale;
+};
+
+// Checks shapes and dtypes shared by the SDPA ops; fills kv_len and scale.
+bool sdpa_prepare(KernelContext& ctx, SdpaArgs& a, bool has_scale, double scale);
+// Runs attention (online softmax, one pass over the keys; parallel over rows).
+bool sdpa_run(KernelContext& ctx, const SdpaArgs& a);
+// Copies value [B, S, H, D] into cache[:, start_pos : start_pos + S].
+bool cache_write(KernelContext& ctx, const Tensor& value, Tensor& cache, int64_t start_pos);
+
+}  // namespace pte
