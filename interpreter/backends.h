@@ -1,10 +1,60 @@
-// pte-run: delegate backends this build can execute.
+// pte-run: delegate backends (the code behind a DelegateCall instruction).
+//
+// A BackendDelegate in a .pte names a backend by id ("XnnpackBackend") and carries
+// an opaque processed blob plus compile specs. At method load the interpreter asks
+// create_backend() for an instance per delegate; at run time each DelegateCall passes
+// the instance its argument EValues: the delegate's inputs, then its outputs
+// (flattened, in graph order). The instance reshapes/writes the outputs itself.
+//
+// Adding a backend: write `Status create_mybackend(const BackendInit&, std::unique_ptr<BackendInstance>*)`
+// and add one line to the table in backends.cpp.
 #pragma once
+#include <memory>
 #include <string_view>
+#include <vector>
+
+#include "interpreter/loader.h"
+#include "ops/kernel.h"
+
+struct pthreadpool;
 
 namespace pte {
 
+struct CompileSpecRef {
+  std::string_view key;
+  Bytes value;
+};
+
+// Everything a backend sees at init. Pointers stay valid for the life of the method
+// (blob and specs point into the mapped program).
+struct BackendInit {
+  std::string_view id;                 // "XnnpackBackend"
+  Bytes blob;                          // processed bytes (inline or segment)
+  std::vector<CompileSpecRef> compile_specs;
+  const LoadedProgram* program = nullptr;  // named_data() for weights (program, then .ptd files)
+  std::string_view method;             // method name
+  int delegate_index = 0;
+  pthreadpool* threadpool = nullptr;   // the method's pool (null: single thread)
+  int num_threads = 1;
+};
+
+class BackendInstance {
+ public:
+  virtual ~BackendInstance() = default;
+  // Runs the delegate. `args` = the DelegateCall's EValues, inputs first, then outputs.
+  // Must not allocate; on failure returns ctx.fail("...") (the method adds file,
+  // method, instruction and backend to the message). ctx.threadpool and ctx.scratch()
+  // are available as for kernels.
+  virtual bool execute(KernelContext& ctx, EValue** args, size_t nargs) = 0;
+};
+
+using BackendCreateFn = Status (*)(const BackendInit& init, std::unique_ptr<BackendInstance>* out);
+
 // True when a delegate with this backend id can be loaded and run.
 bool backend_supported(std::string_view id);
+
+// Creates an instance of backend `init.id`. Fails for an unknown id or when the
+// backend rejects the blob (the message says why).
+Status create_backend(const BackendInit& init, std::unique_ptr<BackendInstance>* out);
 
 }  // namespace pte

@@ -46,6 +46,70 @@ std::string identify(const uint8_t* d, size_t n) {
 
 // ---------------------------------------------------------------- .ptd files
 
+// The FT01 layout written from January to June 2025 (same identifier and header):
+//   FlatTensor     { 0 version:uint; 1 tensor_alignment:uint; 2 tensors:[TensorMetadata];
+//                    3 segments:[DataSegment]; 4 named_data:[NamedData] }
+//   TensorMetadata { 0 fully_qualified_name:string; 1 scalar_type:byte; 2 sizes:[int];
+//                    3 dim_order:[ubyte]; 4 segment_index:uint; 5 offset:ulong }
+// A tensor's bytes start at segment_base + segments[segment_index].offset + offset and
+// are numel x element size long. DataSegment and NamedData match the current tables.
+struct LegacyTensorMetadata : private flatbuffers::Table {
+  enum : flatbuffers::voffset_t { VT_FQN = 4, VT_SCALAR_TYPE = 6, VT_SIZES = 8, VT_DIM_ORDER = 10, VT_SEGMENT_INDEX = 12, VT_OFFSET = 14 };
+  const flatbuffers::String* fqn() const { return GetPointer<const flatbuffers::String*>(VT_FQN); }
+  int8_t scalar_type() const { return GetField<int8_t>(VT_SCALAR_TYPE, 0); }
+  const flatbuffers::Vector<int32_t>* sizes() const { return GetPointer<const flatbuffers::Vector<int32_t>*>(VT_SIZES); }
+  const flatbuffers::Vector<uint8_t>* dim_order() const { return GetPointer<const flatbuffers::Vector<uint8_t>*>(VT_DIM_ORDER); }
+  uint32_t segment_index() const { return GetField<uint32_t>(VT_SEGMENT_INDEX, 0); }
+  uint64_t offset() const { return GetField<uint64_t>(VT_OFFSET, 0); }
+  bool Verify(flatbuffers::Verifier& v) const {
+    return VerifyTableStart(v) && VerifyOffset(v, VT_FQN) && v.VerifyString(fqn()) &&
+           VerifyField<int8_t>(v, VT_SCALAR_TYPE, 1) && VerifyOffset(v, VT_SIZES) && v.VerifyVector(sizes()) &&
+           VerifyOffset(v, VT_DIM_ORDER) && v.VerifyVector(dim_order()) && VerifyField<uint32_t>(v, VT_SEGMENT_INDEX, 4) &&
+           VerifyField<uint64_t>(v, VT_OFFSET, 8) && v.EndTable();
+  }
+};
+
+struct LegacyFlatTensor : private flatbuffers::Table {
+  enum : flatbuffers::voffset_t { VT_VERSION = 4, VT_TENSOR_ALIGNMENT = 6, VT_TENSORS = 8, VT_SEGMENTS = 10, VT_NAMED_DATA = 12 };
+  const flatbuffers::Vector<flatbuffers::Offset<LegacyTensorMetadata>>* tensors() const {
+    return GetPointer<const flatbuffers::Vector<flatbuffers::Offset<LegacyTensorMetadata>>*>(VT_TENSORS);
+  }
+  const flatbuffers::Vector<flatbuffers::Offset<flat_tensor_flatbuffer::DataSegment>>* segments() const {
+    return GetPointer<const flatbuffers::Vector<flatbuffers::Offset<flat_tensor_flatbuffer::DataSegment>>*>(VT_SEGMENTS);
+  }
+  const flatbuffers::Vector<flatbuffers::Offset<flat_tensor_flatbuffer::NamedData>>* named_data() const {
+    return GetPointer<const flatbuffers::Vector<flatbuffers::Offset<flat_tensor_flatbuffer::NamedData>>*>(VT_NAMED_DATA);
+  }
+  bool Verify(flatbuffers::Verifier& v) const {
+    return VerifyTableStart(v) && VerifyField<uint32_t>(v, VT_VERSION, 4) && VerifyField<uint32_t>(v, VT_TENSOR_ALIGNMENT, 4) &&
+           VerifyOffset(v, VT_TENSORS) && v.VerifyVector(tensors()) && v.VerifyVectorOfTables(tensors()) &&
+           VerifyOffset(v, VT_SEGMENTS) && v.VerifyVector(segments()) && v.VerifyVectorOfTables(segments()) &&
+           VerifyOffset(v, VT_NAMED_DATA) && v.VerifyVector(named_data()) && v.VerifyVectorOfTables(named_data()) &&
+           v.EndTable();
+  }
+};
+
+namespace {
+
+// Byte size of a legacy tensor entry; false when its metadata is unusable.
+bool legacy_nbytes(const LegacyTensorMetadata* t, uint64_t* out) {
+  int st = t->scalar_type();
+  if (!dtype_valid(st)) return false;
+  uint64_t n = dtype_size(static_cast<DType>(st));
+  if (const auto* sz = t->sizes()) {
+    if (sz->size() > static_cast<uint32_t>(kMaxDims)) return false;
+    for (int32_t v : *sz) {
+      if (v < 0) return false;
+      if (v != 0 && n > (uint64_t{1} << 48) / static_cast<uint64_t>(v)) return false;
+      n *= static_cast<uint64_t>(v);
+    }
+  }
+  *out = n;
+  return true;
+}
+
+}  // namespace
+
 Status DataFile::open(const std::string& path) {
   path_ = path;
   PTE_TRY(map_.open(path));
@@ -53,12 +117,19 @@ Status DataFile::open(const std::string& path) {
 }
 
 size_t DataFile::entries() const {
-  return root_ && root_->named_data() ? root_->named_data()->size() : 0;
+  size_t n = named_ ? named_->size() : 0;
+  if (legacy_ && legacy_->tensors()) n += legacy_->tensors()->size();
+  return n;
 }
 
 Status DataFile::parse() {
   const uint8_t* d = map_.data();
   size_t n = map_.size();
+  root_ = nullptr;
+  legacy_ = nullptr;
+  segments_ = nullptr;
+  named_ = nullptr;
+  data_bytes_ = 0;
   auto bad = [&](const std::string& why) { return Status::error(path_ + ": " + why); };
   if (n < 48) return bad("file too short (" + num(n) + " bytes) for a .ptd header");
   if (std::memcmp(d + 4, "FT01", 4) != 0) {
@@ -73,24 +144,61 @@ Status DataFile::parse() {
   if (!fits(fb_off, fb_size, n)) return bad("flatbuffer region [" + num(fb_off) + "+" + num(fb_size) + "] exceeds the file (" + num(n) + " bytes): truncated?");
   if (!fits(seg_base, seg_size, n)) return bad("segment data [" + num(seg_base) + "+" + num(seg_size) + "] exceeds the file (" + num(n) + " bytes): truncated?");
   size_t fb_len = static_cast<size_t>(fb_off + fb_size);
-  flatbuffers::Verifier v(d, fb_len, kMaxVerifierDepth, kMaxVerifierTables);
-  if (!v.VerifyBuffer<flat_tensor_flatbuffer::FlatTensor>(nullptr)) return bad("flatbuffer verification failed (corrupt file)");
-  root_ = flatbuffers::GetRoot<flat_tensor_flatbuffer::FlatTensor>(d);
-  segment_base_ = seg_base;
-  if (auto* segs = root_->segments()) {
-    for (flatbuffers::uoffset_t i = 0; i < segs->size(); ++i) {
-      const auto* s = segs->Get(i);
-      if (!fits(seg_base, s->offset(), n) || !fits(seg_base + s->offset(), s->size(), n))
-        return bad("segment " + num(i) + " [" + num(s->offset()) + "+" + num(s->size()) + "] lies outside the file: truncated?");
-      data_bytes_ += s->size();
+  {
+    flatbuffers::Verifier v(d, fb_len, kMaxVerifierDepth, kMaxVerifierTables);
+    if (v.VerifyBuffer<flat_tensor_flatbuffer::FlatTensor>(nullptr)) {
+      root_ = flatbuffers::GetRoot<flat_tensor_flatbuffer::FlatTensor>(d);
+      segments_ = root_->segments();
+      named_ = root_->named_data();
     }
   }
-  if (auto* nd = root_->named_data()) {
-    uint32_t nseg = root_->segments() ? root_->segments()->size() : 0;
-    for (flatbuffers::uoffset_t i = 0; i < nd->size(); ++i) {
-      if (nd->Get(i)->segment_index() >= nseg)
-        return bad("named data " + num(i) + " refers to segment " + num(nd->Get(i)->segment_index()) + " of " + num(nseg));
-      if (!nd->Get(i)->key()) return bad("named data " + num(i) + " has no key");
+  if (!root_) {
+    flatbuffers::Verifier v(d, fb_len, kMaxVerifierDepth, kMaxVerifierTables);
+    if (!v.VerifyBuffer<LegacyFlatTensor>(nullptr)) return bad("flatbuffer verification failed (corrupt file)");
+    legacy_ = flatbuffers::GetRoot<LegacyFlatTensor>(d);
+    segments_ = legacy_->segments();
+    named_ = legacy_->named_data();
+  }
+  segment_base_ = seg_base;
+  Status s = check_tables();
+  if (!s) {
+    root_ = nullptr;
+    legacy_ = nullptr;
+    segments_ = nullptr;
+    named_ = nullptr;
+    data_bytes_ = 0;
+  }
+  return s;
+}
+
+Status DataFile::check_tables() {
+  size_t n = map_.size();
+  auto bad = [&](const std::string& why) { return Status::error(path_ + ": " + why); };
+  uint32_t nseg = segments_ ? segments_->size() : 0;
+  for (uint32_t i = 0; i < nseg; ++i) {
+    const auto* s = segments_->Get(i);
+    if (!fits(segment_base_, s->offset(), n) || !fits(segment_base_ + s->offset(), s->size(), n))
+      return bad("segment " + num(i) + " [" + num(s->offset()) + "+" + num(s->size()) + "] lies outside the file: truncated?");
+    data_bytes_ += s->size();
+  }
+  if (named_) {
+    for (uint32_t i = 0; i < named_->size(); ++i) {
+      if (!named_->Get(i)->key()) return bad("named data " + num(i) + " has no key");
+      if (named_->Get(i)->segment_index() >= nseg)
+        return bad("named data " + num(i) + " refers to segment " + num(named_->Get(i)->segment_index()) + " of " + num(nseg));
+    }
+  }
+  if (legacy_ && legacy_->tensors()) {
+    const auto* ts = legacy_->tensors();
+    for (uint32_t i = 0; i < ts->size(); ++i) {
+      const auto* t = ts->Get(i);
+      if (!t->fqn()) return bad("tensor " + num(i) + " has no name");
+      if (t->segment_index() >= nseg)
+        return bad("tensor " + num(i) + " refers to segment " + num(t->segment_index()) + " of " + num(nseg));
+      uint64_t nbytes = 0;
+      if (!legacy_nbytes(t, &nbytes)) return bad("tensor " + num(i) + " has an unusable type or shape");
+      if (!fits(t->offset(), nbytes, segments_->Get(t->segment_index())->size()))
+        return bad("tensor " + num(i) + " [" + num(t->offset()) + "+" + num(nbytes) + "] lies outside its segment");
     }
   }
   return Status::ok();
@@ -98,16 +206,61 @@ Status DataFile::parse() {
 
 bool DataFile::find(std::string_view key, Bytes* bytes,
                     const flat_tensor_flatbuffer::TensorLayout** layout) const {
-  if (!root_ || !root_->named_data()) return false;
-  for (const auto* e : *root_->named_data()) {
-    if (e->key()->string_view() != key) continue;
-    const auto* s = root_->segments()->Get(e->segment_index());
-    bytes->data = map_.data() + segment_base_ + s->offset();
-    bytes->size = static_cast<size_t>(s->size());
-    if (layout) *layout = e->tensor_layout();
-    return true;
+  if (named_) {
+    for (const auto* e : *named_) {
+      if (e->key()->string_view() != key) continue;
+      const auto* s = segments_->Get(e->segment_index());
+      bytes->data = map_.data() + segment_base_ + s->offset();
+      bytes->size = static_cast<size_t>(s->size());
+      if (layout) *layout = root_ ? e->tensor_layout() : nullptr;
+      return true;
+    }
+  }
+  if (legacy_ && legacy_->tensors()) {
+    for (const auto* t : *legacy_->tensors()) {
+      if (t->fqn()->string_view() != key) continue;
+      uint64_t nbytes = 0;
+      legacy_nbytes(t, &nbytes);  // checked at parse
+      const auto* s = segments_->Get(t->segment_index());
+      bytes->data = map_.data() + segment_base_ + s->offset() + t->offset();
+      bytes->size = static_cast<size_t>(nbytes);
+      if (layout) *layout = nullptr;
+      return true;
+    }
   }
   return false;
+}
+
+bool DataFile::entry(size_t index, DataEntry* out) const {
+  *out = DataEntry();
+  size_t nnamed = named_ ? named_->size() : 0;
+  if (index < nnamed) {
+    const auto* e = named_->Get(static_cast<uint32_t>(index));
+    const auto* s = segments_->Get(e->segment_index());
+    out->key = e->key()->string_view();
+    out->bytes = {map_.data() + segment_base_ + s->offset(), static_cast<size_t>(s->size())};
+    const auto* l = root_ ? e->tensor_layout() : nullptr;
+    if (l) {
+      out->has_layout = true;
+      out->scalar_type = static_cast<int>(l->scalar_type());
+      if (l->sizes()) out->sizes.assign(l->sizes()->begin(), l->sizes()->end());
+      if (l->dim_order()) out->dim_order.assign(l->dim_order()->begin(), l->dim_order()->end());
+    }
+    return true;
+  }
+  index -= nnamed;
+  if (!legacy_ || !legacy_->tensors() || index >= legacy_->tensors()->size()) return false;
+  const auto* t = legacy_->tensors()->Get(static_cast<uint32_t>(index));
+  uint64_t nbytes = 0;
+  legacy_nbytes(t, &nbytes);
+  const auto* s = segments_->Get(t->segment_index());
+  out->key = t->fqn()->string_view();
+  out->bytes = {map_.data() + segment_base_ + s->offset() + t->offset(), static_cast<size_t>(nbytes)};
+  out->has_layout = true;
+  out->scalar_type = t->scalar_type();
+  if (t->sizes()) out->sizes.assign(t->sizes()->begin(), t->sizes()->end());
+  if (t->dim_order()) out->dim_order.assign(t->dim_order()->begin(), t->dim_order()->end());
+  return true;
 }
 
 // ---------------------------------------------------------------- programs

@@ -21,23 +21,48 @@ struct Bytes {
   size_t size = 0;
 };
 
-// One external data file (.ptd, FT01).
+struct LegacyFlatTensor;  // FT01 as written Jan-Jun 2025 (loader.cpp)
+
+// One entry of a .ptd, for listing (pte-run info).
+struct DataEntry {
+  std::string_view key;
+  Bytes bytes;
+  bool has_layout = false;         // dtype/sizes/dim_order below are valid
+  int scalar_type = -1;            // raw ScalarType value
+  std::vector<int64_t> sizes;
+  std::vector<uint8_t> dim_order;
+};
+
+// One external data file (.ptd, FT01). Two layouts share the FT01 identifier:
+// the current one (named_data entries with an optional tensor_layout) and the
+// earlier one (Jan-Jun 2025: a `tensors` table of TensorMetadata with a byte offset
+// inside a segment); both are read.
 class DataFile {
  public:
   Status open(const std::string& path);
   Status parse();  // over map_ (set by open or by tests through wrap)
   const std::string& path() const { return path_; }
-  // Finds a named entry; `layout` may be null in the file.
+  // Finds a named entry; `layout` may be null in the file (always null for the
+  // earlier layout, whose entries are exactly the tensor's bytes).
   bool find(std::string_view key, Bytes* bytes, const flat_tensor_flatbuffer::TensorLayout** layout) const;
   uint64_t data_bytes() const { return data_bytes_; }
   size_t entries() const;
+  // Entry `index` (< entries()): named data first, then the earlier layout's tensors.
+  bool entry(size_t index, DataEntry* out) const;
+  bool legacy_layout() const { return legacy_ != nullptr; }
   FileMap& map() { return map_; }
+  const FileMap& map() const { return map_; }
   void set_path(std::string p) { path_ = std::move(p); }
 
  private:
+  Status check_tables();
+
   std::string path_;
   FileMap map_;
   const flat_tensor_flatbuffer::FlatTensor* root_ = nullptr;
+  const LegacyFlatTensor* legacy_ = nullptr;
+  const flatbuffers::Vector<flatbuffers::Offset<flat_tensor_flatbuffer::DataSegment>>* segments_ = nullptr;
+  const flatbuffers::Vector<flatbuffers::Offset<flat_tensor_flatbuffer::NamedData>>* named_ = nullptr;
   uint64_t segment_base_ = 0;
   uint64_t data_bytes_ = 0;
 };

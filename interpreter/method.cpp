@@ -1,11 +1,284 @@
-// pte-run: method loading and execution (being written; see issue 3).
-#include "interpreter/loader.h"
+// pte-run: running a loaded method: inputs, the instruction loop, outputs (see method.h).
+// Nothing on the execute() path allocates: errors are formatted into err_ and only
+// turned into a Status at the boundary.
+#include "interpreter/method.h"
+
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include "ops/util.h"
 
 namespace pte {
 
-Status LoadedProgram::load_method(const std::string& name, const MethodOptions&, std::unique_ptr<Method>*) {
-  if (find_plan(name) < 0) return Status::error(info_.path + ": no method named '" + name + "'");
-  return Status::error(info_.path + ": method " + name + ": execution is not implemented in this build yet");
+namespace {
+
+std::string num(int64_t v) { return std::to_string(v); }
+
+std::string fmt_double(double d) {
+  char b[64];
+  std::snprintf(b, sizeof(b), "%.9g", d);
+  return b;
+}
+
+std::string entry(const ValueInfo& v, bool show_value) {
+  switch (v.tag) {
+    case Tag::Tensor: {
+      const TensorInfo& t = v.tensor;
+      std::string s = std::string(dtype_short_name(t.dtype)) + "[";
+      for (size_t k = 0; k < t.sizes.size(); ++k) {
+        if (k) s += ",";
+        if (t.dynamism != Dynamism::Static) s += "<=";
+        s += num(t.sizes[k]);
+      }
+      s += "]";
+      bool contiguous = true;
+      for (size_t k = 0; k < t.dim_order.size(); ++k) contiguous = contiguous && t.dim_order[k] == k;
+      if (!contiguous) {
+        s += " dim_order=(";
+        for (size_t k = 0; k < t.dim_order.size(); ++k) s += (k ? "," : "") + num(t.dim_order[k]);
+        s += ")";
+      }
+      return s;
+    }
+    case Tag::Int: return show_value ? "int=" + num(v.int_value) : "int";
+    case Tag::Double: return show_value ? "float=" + fmt_double(v.double_value) : "float";
+    case Tag::Bool: return show_value ? std::string("bool=") + (v.bool_value ? "true" : "false") : "bool";
+    case Tag::String: return show_value ? "str=\"" + v.string_value + "\"" : "str";
+    case Tag::None: return "None";
+    default: return tag_name(v.tag);
+  }
+}
+
+bool valid_order(const Tensor& t) {
+  unsigned seen = 0;
+  for (int i = 0; i < t.dim; ++i) {
+    if (t.dim_order[i] >= t.dim || (seen & (1u << t.dim_order[i]))) return false;
+    seen |= 1u << t.dim_order[i];
+  }
+  return true;
+}
+
+bool same_order(const Tensor& a, const Tensor& b) {
+  for (int i = 0; i < a.dim; ++i)
+    if (a.dim_order[i] != b.dim_order[i]) return false;
+  return true;
+}
+
+}  // namespace
+
+std::string signature_string(const MethodInfo& m) {
+  std::string s = m.name + "(";
+  for (size_t k = 0; k < m.inputs.size(); ++k) s += (k ? ", " : "") + entry(m.inputs[k], true);
+  s += ") -> (";
+  for (size_t k = 0; k < m.outputs.size(); ++k) s += (k ? ", " : "") + entry(m.outputs[k], m.is_constant);
+  return s + ")";
+}
+
+size_t file_plan_bytes(const MethodInfo& m) {
+  size_t n = 0;
+  for (int64_t b : m.planned_buffers) n += static_cast<size_t>(b);
+  return n;
+}
+
+Status MethodImpl::error(const char* fmt, ...) const {
+  int n = std::snprintf(err_, sizeof(err_), "%s: ", prefix_.c_str());
+  if (n < 0 || static_cast<size_t>(n) >= sizeof(err_)) n = 0;
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(err_ + n, sizeof(err_) - static_cast<size_t>(n), fmt, ap);
+  va_end(ap);
+  return Status::error(err_);
+}
+
+Status MethodImpl::input_mismatch(size_t index, const std::string& why) const {
+  return Status::error(prefix_ + ": input " + num(static_cast<int64_t>(index)) + ": " + why + "; the method is " +
+                       signature_string(info_));
+}
+
+// ---------------------------------------------------------------- inputs
+
+Status MethodImpl::set_input(size_t index, const Tensor& value) {
+  if (index >= inputs_.size())
+    return Status::error(prefix_ + ": input index " + num(static_cast<int64_t>(index)) + " out of range (the method takes " +
+                         num(static_cast<int64_t>(inputs_.size())) + " inputs: " + signature_string(info_) + ")");
+  EValue& v = values_[inputs_[index]];
+  if (v.tag != Tag::Tensor) return input_mismatch(index, std::string("expected ") + entry(info_.inputs[index], true) + ", got a tensor");
+  Tensor& t = *v.t;
+  const TensorInfo& ti = info_.inputs[index].tensor;
+  auto got = [&]() {
+    std::string s = std::string(dtype_short_name(value.dtype)) + "[";
+    for (int i = 0; i < value.dim; ++i) s += (i ? "," : "") + num(value.sizes[i]);
+    return s + "]";
+  };
+  auto want = [&]() { return entry(info_.inputs[index], true); };
+  if (value.dtype != t.dtype) return input_mismatch(index, "expected " + want() + ", got " + got() + " (dtype differs)");
+  if (value.dim != t.dim || value.dim != static_cast<int32_t>(ti.sizes.size()))
+    return input_mismatch(index, "expected " + want() + ", got " + got() + " (rank differs)");
+  for (int i = 0; i < value.dim; ++i) {
+    int64_t bound = ti.sizes[static_cast<size_t>(i)];
+    if (value.sizes[i] < 0) return input_mismatch(index, "got " + got() + " (negative size)");
+    if (ti.dynamism == Dynamism::Static ? value.sizes[i] != bound : value.sizes[i] > bound)
+      return input_mismatch(index, "expected " + want() + ", got " + got() +
+                                       (ti.dynamism == Dynamism::Static ? " (static shape)" : " (over the dynamic bound)"));
+  }
+  Tensor src = value;
+  if (!valid_order(src))
+    for (int i = 0; i < src.dim; ++i) src.dim_order[i] = static_cast<uint8_t>(i);
+  compute_strides(src);
+  size_t nbytes = src.nbytes();
+  if (nbytes > 0 && !src.data) return input_mismatch(index, "the tensor has no data");
+
+  if (value_planned_[inputs_[index]]) {
+    if (!resize_tensor(t, src.sizes, src.dim)) return input_mismatch(index, "cannot resize to " + got());
+    if (nbytes > t.capacity) return input_mismatch(index, got() + " exceeds the planned " + num(static_cast<int64_t>(t.capacity)) + " bytes");
+    if (same_order(src, t)) {
+      if (nbytes) std::memmove(t.data, src.data, nbytes);
+    } else {
+      size_t es = dtype_size(t.dtype);
+      int64_t n = t.numel();
+      for (int64_t i = 0; i < n; ++i)
+        std::memcpy(static_cast<uint8_t*>(t.data) + strided_offset(t, i) * es,
+                    static_cast<const uint8_t*>(src.data) + strided_offset(src, i) * es, es);
+    }
+  } else {
+    if (!same_order(src, t))
+      return input_mismatch(index, "the input is bound by pointer and must be in the method's dim order");
+    Tensor saved = t;
+    t.data = nullptr;  // resize_tensor checks capacity only for tensors with data
+    if (!resize_tensor(t, src.sizes, src.dim)) {
+      t = saved;
+      return input_mismatch(index, "cannot resize to " + got());
+    }
+    t.data = src.data;
+    t.capacity = value.capacity > nbytes ? value.capacity : nbytes;
+  }
+  input_set_[index] = 1;
+  return Status::ok();
+}
+
+Status MethodImpl::set_input(size_t index, const EValue& value) {
+  if (value.tag == Tag::Tensor) {
+    if (!value.t) return Status::error(prefix_ + ": input " + num(static_cast<int64_t>(index)) + ": tensor value without a tensor");
+    return set_input(index, *value.t);
+  }
+  if (index >= inputs_.size())
+    return Status::error(prefix_ + ": input index " + num(static_cast<int64_t>(index)) + " out of range (the method takes " +
+                         num(static_cast<int64_t>(inputs_.size())) + " inputs: " + signature_string(info_) + ")");
+  const EValue& want = values_[inputs_[index]];
+  const ValueInfo& vi = info_.inputs[index];
+  auto mismatch = [&](const std::string& got) {
+    return input_mismatch(index, "expected " + entry(vi, true) + " (baked in at export), got " + got);
+  };
+  auto got_str = [&]() -> std::string {
+    switch (value.tag) {
+      case Tag::Int: return "int=" + num(value.i);
+      case Tag::Double: return "float=" + fmt_double(value.d);
+      case Tag::Bool: return std::string("bool=") + (value.b ? "true" : "false");
+      case Tag::String: return "str=\"" + std::string(value.string()) + "\"";
+      default: return tag_name(value.tag);
+    }
+  };
+  switch (want.tag) {
+    case Tag::Tensor: return mismatch(got_str());
+    case Tag::None:
+      if (value.tag != Tag::None) return mismatch(got_str());
+      break;
+    case Tag::Int:
+      if (value.tag != Tag::Int || value.i != want.i) return mismatch(got_str());
+      break;
+    case Tag::Bool:
+      if (value.tag != Tag::Bool || value.b != want.b) return mismatch(got_str());
+      break;
+    case Tag::Double: {
+      if (value.tag != Tag::Double && value.tag != Tag::Int) return mismatch(got_str());
+      double g = value.tag == Tag::Double ? value.d : static_cast<double>(value.i);
+      if (!(std::fabs(g - want.d) <= 1e-4 + 1e-5 * std::fabs(want.d))) return mismatch(got_str());
+      break;
+    }
+    case Tag::String:
+      if (value.tag != Tag::String || value.string() != want.string()) return mismatch(got_str());
+      break;
+    default:
+      return mismatch(got_str() + " (inputs of this kind cannot be set)");
+  }
+  input_set_[index] = 1;
+  return Status::ok();
+}
+
+// ---------------------------------------------------------------- execution
+
+Status MethodImpl::execute() {
+  for (size_t k = 0; k < inputs_.size(); ++k)
+    if (!input_set_[k])
+      return error("input %zu was never set (the method is %s)", k, signature_string(info_).c_str());
+
+  uint64_t executed = 0;
+  const size_t nchains = chain_begin_.empty() ? 0 : chain_begin_.size() - 1;
+  for (size_t c = 0; c < nchains; ++c) {
+    const uint32_t begin = chain_begin_[c], end = chain_begin_[c + 1];
+    uint32_t pc = begin;
+    while (pc < end) {
+      if (++executed > kMaxExecutedInstructions)
+        return error("stopped after %llu instructions (a jump loop that never ends?)",
+                     static_cast<unsigned long long>(kMaxExecutedInstructions));
+      const Instr& in = instrs_[pc];
+      const uint32_t local = pc - begin;
+      switch (in.kind) {
+        case Instr::Kernel: {
+          ctx_.reset();
+          bool ok = in.fn(ctx_, args_.data() + in.arg_begin);
+          if (!ok || ctx_.failed())
+            return error("instruction %u (%s): %s", local, op_names_[in.index].c_str(),
+                         ctx_.failed() ? ctx_.message() : "the kernel failed without a message");
+          ++pc;
+          break;
+        }
+        case Instr::Delegate: {
+          ctx_.reset();
+          bool ok = backends_[in.index]->execute(ctx_, args_.data() + in.arg_begin, in.nargs);
+          if (!ok || ctx_.failed())
+            return error("instruction %u (delegate %u, %s): %s", local, in.index, delegate_ids_[in.index].c_str(),
+                         ctx_.failed() ? ctx_.message() : "the backend failed without a message");
+          ++pc;
+          break;
+        }
+        case Instr::Move:
+          values_[in.b] = values_[in.a];
+          ++pc;
+          break;
+        case Instr::JumpFalse: {
+          const EValue& cond = values_[in.a];
+          bool truth;
+          if (cond.tag == Tag::Bool) {
+            truth = cond.b;
+          } else if (cond.tag == Tag::Tensor && cond.t->dtype == DType::Bool) {
+            truth = true;
+            const Tensor& t = *cond.t;
+            int64_t n = t.numel();
+            if (n > 0 && !t.data) return error("instruction %u (jump): the condition tensor has no data", local);
+            for (int64_t i = 0; i < n && truth; ++i) truth = static_cast<const uint8_t*>(t.data)[strided_offset(t, i)] != 0;
+          } else {
+            return error("instruction %u (jump): the condition is a %s, not a Bool", local,
+                         cond.tag == Tag::Tensor ? dtype_name(cond.t->dtype) : tag_name(cond.tag));
+          }
+          pc = truth ? pc + 1 : static_cast<uint32_t>(in.b);
+          break;
+        }
+        case Instr::Free:
+          ++pc;  // planned memory is never freed
+          break;
+      }
+    }
+  }
+  return Status::ok();
+}
+
+const EValue& MethodImpl::output(size_t index) const {
+  static const EValue kNone;
+  if (index >= outputs_.size()) return kNone;
+  return values_[outputs_[index]];
 }
 
 }  // namespace pte

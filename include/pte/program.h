@@ -105,6 +105,7 @@ class Program {
     // Re-plan memory from tensor lifetimes instead of using the file's plan.
     bool replan_memory = false;
     int num_threads = 0;                 // 0: physical cores
+    size_t scratch_bytes = 0;            // kernel scratch arena per method; 0: 4 MiB
   };
   virtual Status load_method(const std::string& name, const MethodOptions& options,
                              std::unique_ptr<Method>* out) = 0;

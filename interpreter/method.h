@@ -1,0 +1,104 @@
+// pte-run: a loaded method (the interpreter proper).
+//
+// Loading (method_load.cpp) turns an ExecutionPlan into flat arrays, checking every
+// index once so that execution never has to:
+//   values_     one EValue per plan value; tensors point at constants in the mapped
+//               file, at arena slots, at caller memory (unplanned inputs) or nowhere
+//               yet (et_view outputs get their pointer at run time);
+//   instrs_     one compact Instr per instruction, kernels and backends resolved,
+//               arguments as ranges of EValue pointers in args_;
+//   arenas_     the file's planned buffers, or one arena from our re-plan.
+// Execution (method.cpp) walks instrs_ and allocates nothing.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "interpreter/backends.h"
+#include "interpreter/loader.h"
+#include "memory_planner/planner.h"
+#include "ops/kernel.h"
+#include "pte/program.h"
+
+namespace pte {
+
+// "forward(f32[1,<=127], i64=5) -> (f32[2,2])": dynamic dims shown as upper bounds,
+// non-tensor inputs with the value baked in at export.
+std::string signature_string(const MethodInfo& m);
+// Bytes of the file's own memory plan (sum of non_const_buffer_sizes[1..]).
+size_t file_plan_bytes(const MethodInfo& m);
+
+// Default size of each method's kernel scratch arena (KernelContext::scratch()).
+constexpr size_t kDefaultScratchBytes = 4u << 20;
+
+// Executed-instruction limit per execute() (ExecuTorch's ET_MAX_INSTRUCTIONS).
+constexpr uint64_t kMaxExecutedInstructions = 10'000'000;
+
+struct Instr {
+  enum Kind : uint8_t { Kernel, Delegate, Move, JumpFalse, Free };
+  Kind kind = Kernel;
+  uint32_t index = 0;      // operator index (Kernel), delegate index (Delegate)
+  uint32_t arg_begin = 0;  // into MethodImpl::args_
+  uint32_t nargs = 0;
+  int32_t a = 0, b = 0;    // Move: from, to. JumpFalse: cond value, absolute destination. Free: value.
+  KernelFn fn = nullptr;
+};
+
+class MethodImpl final : public Method {
+ public:
+  MethodImpl() = default;
+  ~MethodImpl() override;
+  MethodImpl(const MethodImpl&) = delete;
+  MethodImpl& operator=(const MethodImpl&) = delete;
+
+  const MethodInfo& info() const override { return info_; }
+  Status set_input(size_t index, const Tensor& value) override;
+  Status set_input(size_t index, const EValue& value) override;
+  Status execute() override;
+  size_t num_outputs() const override { return outputs_.size(); }
+  const EValue& output(size_t index) const override;
+  size_t arena_bytes() const override { return arena_bytes_; }
+
+  // True when the arenas come from our re-plan rather than the file.
+  bool replanned() const { return replanned_; }
+
+  // Loads plan `plan_index` of `program` (see method_load.cpp).
+  static Status load(const LoadedProgram& program, int plan_index, const Program::MethodOptions& options,
+                     std::unique_ptr<MethodImpl>* out);
+
+ private:
+  struct Load;  // loader state (method_load.cpp)
+  friend struct Load;
+
+  Status error(const char* fmt, ...) const __attribute__((format(printf, 2, 3)));
+  Status input_mismatch(size_t index, const std::string& why) const;
+
+  const LoadedProgram* program_ = nullptr;
+  MethodInfo info_;
+  std::string prefix_;  // "model.pte: method forward"
+
+  std::vector<EValue> values_;
+  std::vector<Tensor> tensors_;         // storage behind tensor EValues
+  std::vector<uint8_t> value_planned_;  // per value: tensor has an arena slot (inputs are copied in)
+  std::vector<EValue*> list_items_;     // IntList / TensorList item pointers
+  std::vector<int64_t> int_scratch_;    // IntList materialisation
+  std::vector<Instr> instrs_;
+  std::vector<EValue*> args_;
+  std::vector<uint32_t> chain_begin_;   // instruction ranges per chain (+ end sentinel)
+  std::vector<std::string> op_names_;   // per operator index
+  std::vector<std::string> delegate_ids_;
+  std::vector<std::unique_ptr<BackendInstance>> backends_;
+  std::vector<int32_t> inputs_, outputs_;
+  std::vector<uint8_t> input_set_;
+
+  std::vector<planner::Arena> arenas_;
+  size_t arena_bytes_ = 0;
+  bool replanned_ = false;
+  planner::Arena scratch_;
+  pthreadpool* threadpool_ = nullptr;
+  KernelContext ctx_;
+  mutable char err_[1024] = {0};
+};
+
+}  // namespace pte

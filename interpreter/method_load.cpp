@@ -1,0 +1,694 @@
+// pte-run: loading a method: values, memory, delegates and instructions (see method.h
+// and ../shared/docs/pte-format.md §2.1-2.8). Every index in the plan is checked here
+// so that execution can trust them.
+#include <pthreadpool.h>
+
+#include <cpuinfo.h>
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+
+#include "interpreter/method.h"
+#include "interpreter/tensor_meta.h"
+
+namespace pte {
+
+namespace {
+
+std::string num(int64_t v) { return std::to_string(v); }
+
+std::string shape_str(const Tensor& t) {
+  std::string s = std::string(dtype_short_name(t.dtype)) + "[";
+  for (int i = 0; i < t.dim; ++i) s += (i ? "," : "") + num(t.sizes[i]);
+  return s + "]";
+}
+
+int physical_cores() {
+  static std::once_flag once;
+  static int cores = 1;
+  std::call_once(once, [] {
+    if (cpuinfo_initialize()) cores = static_cast<int>(cpuinfo_get_cores_count());
+    if (cores < 1) cores = 1;
+  });
+  return cores;
+}
+
+// What the loader remembers about each tensor value until memory is assigned.
+struct Slot {
+  int32_t value = -1;
+  uint32_t mem_id = 0;        // 1-based arena in the file's plan; 0 = not planned
+  uint64_t offset = 0;
+  uint32_t data_idx = 0;      // data_buffer_idx
+  bool external = false;      // extra_tensor_info.location == EXTERNAL
+  std::string_view fqn;
+  size_t nbytes = 0;          // at the (upper-bound) serialized sizes
+  bool constant = false;      // data in the file (no arena slot)
+  bool needs_memory = false;  // gets an arena slot
+};
+
+}  // namespace
+
+struct MethodImpl::Load {
+  Load(MethodImpl& mi, const LoadedProgram& p, const fb::ExecutionPlan* pl, const Program::MethodOptions& o)
+      : m(mi), program(p), plan(pl), options(o) {}
+  MethodImpl& m;
+  const LoadedProgram& program;
+  const fb::ExecutionPlan* plan;
+  const Program::MethodOptions& options;
+  uint32_t nvalues = 0;
+  std::vector<Slot> slots;             // one per tensor value
+  std::vector<int32_t> slot_of;        // value -> slot, -1 for non-tensors
+  std::vector<uint8_t> is_input, is_output, is_view_out, referenced;
+
+  Status fail(const std::string& what) const { return Status::error(m.prefix_ + ": " + what); }
+
+  // ---------------------------------------------------------------- values
+
+  Status check_index(int64_t v, const std::string& what) const {
+    if (v < 0 || v >= static_cast<int64_t>(nvalues))
+      return fail(what + " refers to value " + num(v) + " of " + num(nvalues));
+    return Status::ok();
+  }
+
+  Status parse_values() {
+    const auto* values = plan->values();
+    nvalues = values ? values->size() : 0;
+    m.values_.resize(nvalues);
+    m.value_planned_.assign(nvalues, 0);
+    slot_of.assign(nvalues, -1);
+    is_input.assign(nvalues, 0);
+    is_output.assign(nvalues, 0);
+    is_view_out.assign(nvalues, 0);
+    referenced.assign(nvalues, 0);
+
+    // Sizes of the pools first, so pointers into them stay valid.
+    size_t ntensors = 0, nitems = 0, nints = 0;
+    for (uint32_t k = 0; k < nvalues; ++k) {
+      const fb::EValue* ev = values->Get(k);
+      switch (ev->val_type()) {
+        case fb::KernelTypes::Tensor: ++ntensors; break;
+        case fb::KernelTypes::IntList:
+          if (const auto* it = ev->val_as_IntList()->items()) { nitems += it->size(); nints += it->size(); }
+          break;
+        case fb::KernelTypes::TensorList:
+          if (const auto* it = ev->val_as_TensorList()->items()) nitems += it->size();
+          break;
+        case fb::KernelTypes::OptionalTensorList:
+          if (const auto* it = ev->val_as_OptionalTensorList()->items()) nitems += it->size();
+          break;
+        default: break;
+      }
+    }
+    m.tensors_.resize(ntensors);
+    m.list_items_.resize(nitems);
+    m.int_scratch_.resize(nints + 1);
+    slots.reserve(ntensors);
+
+    size_t item_pos = 0, int_pos = 0;
+    for (uint32_t k = 0; k < nvalues; ++k) {
+      const fb::EValue* ev = values->Get(k);
+      EValue& v = m.values_[k];
+      const std::string where = "value " + num(k);
+      switch (ev->val_type()) {
+        case fb::KernelTypes::NONE:
+        case fb::KernelTypes::Null: v.tag = Tag::None; break;
+        case fb::KernelTypes::Int: v.tag = Tag::Int; v.i = ev->val_as_Int()->int_val(); break;
+        case fb::KernelTypes::Bool: v.tag = Tag::Bool; v.b = ev->val_as_Bool()->bool_val(); break;
+        case fb::KernelTypes::Double: v.tag = Tag::Double; v.d = ev->val_as_Double()->double_val(); break;
+        case fb::KernelTypes::String: {
+          v.tag = Tag::String;
+          const auto* s = ev->val_as_String()->string_val();
+          v.str.data = s ? s->c_str() : "";
+          v.str.size = s ? s->size() : 0;
+          break;
+        }
+        case fb::KernelTypes::IntList: {
+          const auto* items = ev->val_as_IntList()->items();
+          size_t n = items ? items->size() : 0;
+          v.tag = Tag::IntList;
+          v.ilist.items = m.list_items_.data() + item_pos;
+          v.ilist.scratch = m.int_scratch_.data() + int_pos;
+          v.ilist.size = n;
+          for (size_t j = 0; j < n; ++j) {
+            int64_t idx = items->Get(static_cast<flatbuffers::uoffset_t>(j));
+            PTE_TRY(check_index(idx, where + " (int list item " + num(j) + ")"));
+            m.list_items_[item_pos + j] = &m.values_[idx];
+          }
+          item_pos += n;
+          int_pos += n;
+          break;
+        }
+        case fb::KernelTypes::DoubleList: {
+          const auto* items = ev->val_as_DoubleList()->items();
+          v.tag = Tag::DoubleList;
+          v.dlist.data = items ? items->data() : nullptr;
+          v.dlist.size = items ? items->size() : 0;
+          break;
+        }
+        case fb::KernelTypes::BoolList: {
+          const auto* items = ev->val_as_BoolList()->items();
+          v.tag = Tag::BoolList;
+          v.blist.data = items ? items->data() : nullptr;
+          v.blist.size = items ? items->size() : 0;
+          break;
+        }
+        case fb::KernelTypes::TensorList:
+        case fb::KernelTypes::OptionalTensorList: {
+          bool optional = ev->val_type() == fb::KernelTypes::OptionalTensorList;
+          const auto* items = optional ? ev->val_as_OptionalTensorList()->items() : ev->val_as_TensorList()->items();
+          size_t n = items ? items->size() : 0;
+          v.tag = optional ? Tag::OptionalTensorList : Tag::TensorList;
+          v.tlist.items = m.list_items_.data() + item_pos;
+          v.tlist.size = n;
+          for (size_t j = 0; j < n; ++j) {
+            int32_t idx = items->Get(static_cast<flatbuffers::uoffset_t>(j));
+            if (optional && idx == -1) { m.list_items_[item_pos + j] = nullptr; continue; }
+            PTE_TRY(check_index(idx, where + " (tensor list item " + num(j) + ")"));
+            m.list_items_[item_pos + j] = &m.values_[idx];
+          }
+          item_pos += n;
+          break;
+        }
+        case fb::KernelTypes::Tensor: {
+          Status s = parse_tensor(k, ev->val_as_Tensor());
+          if (!s) return s;
+          break;
+        }
+        default:
+          return fail(where + " has unknown type " + num(static_cast<int>(ev->val_type())));
+      }
+    }
+
+    // List items must have the right kind (checked once all values exist).
+    for (uint32_t k = 0; k < nvalues; ++k) {
+      EValue& v = m.values_[k];
+      if (v.tag == Tag::IntList) {
+        for (size_t j = 0; j < v.ilist.size; ++j) {
+          Tag t = v.ilist.items[j]->tag;
+          if (t != Tag::Int && t != Tag::Double && t != Tag::Bool)
+            return fail("value " + num(k) + " (int list item " + num(j) + ") refers to a " + tag_name(t) + ", not an Int");
+        }
+      } else if (v.tag == Tag::TensorList || v.tag == Tag::OptionalTensorList) {
+        for (size_t j = 0; j < v.tlist.size; ++j) {
+          EValue* item = v.tlist.items[j];
+          if (!item) continue;
+          if (item->tag == Tag::None && v.tag == Tag::OptionalTensorList) {
+            m.list_items_[(v.tlist.items - m.list_items_.data()) + j] = nullptr;
+          } else if (item->tag != Tag::Tensor) {
+            return fail("value " + num(k) + " (tensor list item " + num(j) + ") refers to a " + tag_name(item->tag) + ", not a Tensor");
+          }
+        }
+      }
+    }
+    return Status::ok();
+  }
+
+  Status parse_tensor(uint32_t k, const fb::Tensor* ft) {
+    const std::string where = "value " + num(k) + " (tensor)";
+    EValue& v = m.values_[k];
+    Tensor& t = m.tensors_[slots.size()];
+    Status s = decode_tensor_meta(ft, &t);
+    if (!s) return s.context(m.prefix_ + ": " + where);
+    v.tag = Tag::Tensor;
+    v.t = &t;
+    slot_of[k] = static_cast<int32_t>(slots.size());
+    Slot& sl = slots.emplace_back();
+    sl.value = static_cast<int32_t>(k);
+    sl.nbytes = t.nbytes();
+    sl.data_idx = ft->data_buffer_idx();
+    if (const auto* ai = ft->allocation_info()) {
+      sl.mem_id = ai->memory_id();
+      sl.offset = static_cast<uint64_t>(ai->memory_offset_low()) | (static_cast<uint64_t>(ai->memory_offset_high()) << 32);
+      if (sl.mem_id == 0) return fail(where + " has memory_id 0 (memory ids are 1-based)");
+    }
+    const auto* extra = ft->extra_tensor_info();
+    if (extra && extra->location() == fb::TensorDataLocation::EXTERNAL) {
+      sl.external = true;
+      if (!extra->fully_qualified_name() || extra->fully_qualified_name()->size() == 0)
+        return fail(where + " is external but has no fully qualified name");
+      sl.fqn = extra->fully_qualified_name()->string_view();
+    }
+    if (t.dynamism == Dynamism::DynamicUnbound)
+      return fail(where + " " + shape_str(t) + " has an unbounded dynamic shape (not supported)");
+
+    if (sl.external && sl.mem_id == 0) {
+      // Constant in a .ptd (or the program's named data).
+      Bytes b;
+      const flat_tensor_flatbuffer::TensorLayout* layout = nullptr;
+      bool found = program.external_tensor(sl.fqn, &b, &layout);
+      if (!found) found = program.named_data(sl.fqn, &b);
+      if (!found)
+        return fail(where + ": external tensor '" + std::string(sl.fqn) + "' is in no data file (pass its .ptd with --data)");
+      if (layout) PTE_TRY(check_layout(where, t, layout));
+      if (b.size < sl.nbytes)
+        return fail(where + ": external tensor '" + std::string(sl.fqn) + "' has " + num(b.size) + " bytes, " + shape_str(t) +
+                    " needs " + num(sl.nbytes));
+      t.data = const_cast<uint8_t*>(b.data);
+      t.capacity = sl.nbytes;
+      sl.constant = true;
+    } else if (sl.data_idx > 0 && sl.mem_id == 0) {
+      const uint8_t* data = nullptr;
+      Status cs = program.constant_data(sl.data_idx, sl.nbytes, &data);
+      if (!cs) return cs.context(m.prefix_ + ": " + where);
+      t.data = const_cast<uint8_t*>(data);
+      t.capacity = sl.nbytes;
+      sl.constant = true;
+    }
+    return Status::ok();
+  }
+
+  Status check_layout(const std::string& where, const Tensor& t, const flat_tensor_flatbuffer::TensorLayout* layout) const {
+    auto mismatch = [&](const std::string& got) {
+      return fail(where + ": external tensor '" + std::string(slots.back().fqn) + "' is " + got + " in the data file, the program expects " +
+                  shape_str(t));
+    };
+    int st = static_cast<int>(layout->scalar_type());
+    bool sizes_ok = true;
+    const auto* sz = layout->sizes();
+    int n = sz ? static_cast<int>(sz->size()) : 0;
+    if (n != t.dim) sizes_ok = false;
+    for (int i = 0; sizes_ok && i < n; ++i) sizes_ok = sz->Get(i) == t.sizes[i];
+    if (st != static_cast<int>(t.dtype) || !sizes_ok) {
+      std::string got = dtype_valid(st) ? dtype_short_name(static_cast<DType>(st)) : "dtype " + num(st);
+      got += "[";
+      for (int i = 0; i < n; ++i) got += (i ? "," : "") + num(sz->Get(i));
+      return mismatch(got + "]");
+    }
+    return Status::ok();
+  }
+
+  Status parse_io() {
+    auto read = [&](const flatbuffers::Vector<int32_t>* idx, const char* what, std::vector<int32_t>* out,
+                    std::vector<uint8_t>* mark) -> Status {
+      if (!idx) return Status::ok();
+      for (uint32_t k = 0; k < idx->size(); ++k) {
+        int32_t v = idx->Get(k);
+        PTE_TRY(check_index(v, std::string(what) + " " + num(k)));
+        out->push_back(v);
+        (*mark)[v] = 1;
+      }
+      return Status::ok();
+    };
+    PTE_TRY(read(plan->inputs(), "input", &m.inputs_, &is_input));
+    PTE_TRY(read(plan->outputs(), "output", &m.outputs_, &is_output));
+    m.input_set_.assign(m.inputs_.size(), 0);
+    for (size_t k = 0; k < m.inputs_.size(); ++k) {
+      int32_t s = slot_of[m.inputs_[k]];
+      if (s >= 0 && slots[s].constant)
+        return fail("input " + num(k) + " is a constant tensor");
+      if (m.values_[m.inputs_[k]].tag != Tag::Tensor) m.input_set_[k] = 1;  // baked in at export
+    }
+    return Status::ok();
+  }
+
+  // ---------------------------------------------------------------- instructions
+
+  Status parse_instructions(std::vector<std::string>* unsupported) {
+    const auto* ops = plan->operators();
+    uint32_t nops = ops ? ops->size() : 0;
+    m.op_names_.resize(nops);
+    std::vector<const KernelDef*> kernels(nops, nullptr);
+    for (uint32_t k = 0; k < nops; ++k) {
+      const auto* op = ops->Get(k);
+      if (!op->name()) return fail("operator " + num(k) + " has no name");
+      std::string name = op->name()->str();
+      if (op->overload() && op->overload()->size() > 0) name += "." + op->overload()->str();
+      m.op_names_[k] = name;
+      kernels[k] = find_kernel(name.c_str());
+    }
+    const auto* dels = plan->delegates();
+    uint32_t ndel = dels ? dels->size() : 0;
+
+    std::vector<int64_t> op_first_missing(nops, -1);
+    std::vector<int64_t> delegate_first_use(ndel, -1);
+    const auto* chains = plan->chains();
+    uint32_t nchains = chains ? chains->size() : 0;
+    size_t total = 0, total_args = 0;
+    for (uint32_t c = 0; c < nchains; ++c)
+      if (const auto* ins = chains->Get(c)->instructions()) {
+        total += ins->size();
+        for (const auto* in : *ins) {
+          if (const auto* kc = in->instr_args_as_KernelCall()) total_args += kc->args() ? kc->args()->size() : 0;
+          if (const auto* dc = in->instr_args_as_DelegateCall()) total_args += dc->args() ? dc->args()->size() : 0;
+        }
+      }
+    if (total > (1u << 30)) return fail("too many instructions (" + num(total) + ")");
+    m.instrs_.reserve(total);
+    m.args_.resize(total_args);
+    size_t arg_pos = 0;
+
+    for (uint32_t c = 0; c < nchains; ++c) {
+      m.chain_begin_.push_back(static_cast<uint32_t>(m.instrs_.size()));
+      const auto* ins = chains->Get(c)->instructions();
+      uint32_t n = ins ? ins->size() : 0;
+      uint32_t base = static_cast<uint32_t>(m.instrs_.size());
+      for (uint32_t i = 0; i < n; ++i) {
+        const fb::Instruction* fi = ins->Get(i);
+        const std::string where = "instruction " + num(i) + (nchains > 1 ? " of chain " + num(c) : "");
+        Instr& in = m.instrs_.emplace_back();
+        auto read_args = [&](const flatbuffers::Vector<int32_t>* a) -> Status {
+          in.arg_begin = static_cast<uint32_t>(arg_pos);
+          in.nargs = a ? a->size() : 0;
+          for (uint32_t j = 0; j < in.nargs; ++j) {
+            int32_t v = a->Get(j);
+            PTE_TRY(check_index(v, where + " argument " + num(j)));
+            m.args_[arg_pos++] = &m.values_[v];
+            referenced[v] = 1;
+            mark_list_items(v);
+          }
+          return Status::ok();
+        };
+        switch (fi->instr_args_type()) {
+          case fb::InstructionArguments::KernelCall: {
+            const auto* kc = fi->instr_args_as_KernelCall();
+            in.kind = Instr::Kernel;
+            if (kc->op_index() < 0 || static_cast<uint32_t>(kc->op_index()) >= nops)
+              return fail(where + " calls operator " + num(kc->op_index()) + " of " + num(nops));
+            in.index = static_cast<uint32_t>(kc->op_index());
+            PTE_TRY(read_args(kc->args()));
+            const KernelDef* kd = kernels[in.index];
+            if (!kd) {
+              if (op_first_missing[in.index] < 0) {
+                op_first_missing[in.index] = i;
+                unsupported->push_back("unsupported operator " + m.op_names_[in.index] + " (" + where + ")");
+              }
+              break;
+            }
+            if (kd->num_args >= 0 && static_cast<uint32_t>(kd->num_args) != in.nargs)
+              return fail(where + " (" + m.op_names_[in.index] + ") passes " + num(in.nargs) + " arguments, the kernel takes " +
+                          num(kd->num_args) + " (schema arguments + return slot)");
+            in.fn = kd->fn;
+            if (m.op_names_[in.index] == "executorch_prim::et_view.default" && in.nargs == 3) {
+              EValue* outv = m.args_[in.arg_begin + 2];
+              if (outv->tag == Tag::Tensor) is_view_out[outv - m.values_.data()] = 1;
+            }
+            break;
+          }
+          case fb::InstructionArguments::DelegateCall: {
+            const auto* dc = fi->instr_args_as_DelegateCall();
+            in.kind = Instr::Delegate;
+            if (dc->delegate_index() < 0 || static_cast<uint32_t>(dc->delegate_index()) >= ndel)
+              return fail(where + " calls delegate " + num(dc->delegate_index()) + " of " + num(ndel));
+            in.index = static_cast<uint32_t>(dc->delegate_index());
+            if (delegate_first_use[in.index] < 0) delegate_first_use[in.index] = i;
+            PTE_TRY(read_args(dc->args()));
+            break;
+          }
+          case fb::InstructionArguments::MoveCall: {
+            const auto* mc = fi->instr_args_as_MoveCall();
+            in.kind = Instr::Move;
+            PTE_TRY(check_index(mc->move_from(), where + " (move from)"));
+            PTE_TRY(check_index(mc->move_to(), where + " (move to)"));
+            in.a = mc->move_from();
+            in.b = mc->move_to();
+            referenced[in.a] = referenced[in.b] = 1;
+            break;
+          }
+          case fb::InstructionArguments::JumpFalseCall: {
+            const auto* jf = fi->instr_args_as_JumpFalseCall();
+            in.kind = Instr::JumpFalse;
+            PTE_TRY(check_index(jf->cond_value_index(), where + " (jump condition)"));
+            const EValue& cond = m.values_[jf->cond_value_index()];
+            if (cond.tag != Tag::Bool && !(cond.tag == Tag::Tensor && cond.t->dtype == DType::Bool))
+              return fail(where + ": jump condition is a " + tag_name(cond.tag) + ", not a Bool or bool tensor");
+            int32_t dest = jf->destination_instruction();
+            if (dest < 0 || static_cast<uint32_t>(dest) > n)
+              return fail(where + " jumps to instruction " + num(dest) + " of " + num(n));
+            in.a = jf->cond_value_index();
+            in.b = static_cast<int32_t>(base + dest);
+            referenced[in.a] = 1;
+            break;
+          }
+          case fb::InstructionArguments::FreeCall: {
+            const auto* fc = fi->instr_args_as_FreeCall();
+            in.kind = Instr::Free;
+            PTE_TRY(check_index(fc->value_index(), where + " (free)"));
+            in.a = fc->value_index();
+            break;
+          }
+          default:
+            return fail(where + " has unknown kind " + num(static_cast<int>(fi->instr_args_type())));
+        }
+      }
+    }
+    m.chain_begin_.push_back(static_cast<uint32_t>(m.instrs_.size()));
+
+    // Delegates: created in order; unsupported ones are reported with the missing operators.
+    m.delegate_ids_.resize(ndel);
+    m.backends_.resize(ndel);
+    std::vector<std::string> delegate_errors;
+    for (uint32_t d = 0; d < ndel; ++d) {
+      const auto* del = dels->Get(d);
+      std::string id = del->id() ? del->id()->str() : std::string();
+      m.delegate_ids_[d] = id;
+      if (!backend_supported(id)) {
+        std::string use = delegate_first_use[d] >= 0 ? "instruction " + num(delegate_first_use[d]) : "never called";
+        delegate_errors.push_back("unsupported delegate " + (id.empty() ? std::string("(no id)") : id) + " (delegate " + num(d) + ", " + use + ")");
+      }
+    }
+    unsupported->insert(unsupported->begin(), delegate_errors.begin(), delegate_errors.end());
+    return Status::ok();
+  }
+
+  void mark_list_items(int32_t v) {
+    const EValue& e = m.values_[v];
+    if (e.tag == Tag::TensorList || e.tag == Tag::OptionalTensorList) {
+      for (size_t j = 0; j < e.tlist.size; ++j)
+        if (e.tlist.items[j]) referenced[e.tlist.items[j] - m.values_.data()] = 1;
+    }
+  }
+
+  Status create_backends() {
+    const auto* dels = plan->delegates();
+    uint32_t ndel = dels ? dels->size() : 0;
+    for (uint32_t d = 0; d < ndel; ++d) {
+      const auto* del = dels->Get(d);
+      BackendInit init;
+      init.id = m.delegate_ids_[d];
+      Status s = program.delegate_blob(del, &init.blob);
+      if (!s) return s.context(m.prefix_ + ": delegate " + num(d) + " (" + m.delegate_ids_[d] + ")");
+      if (const auto* specs = del->compile_specs())
+        for (const auto* cs : *specs) {
+          CompileSpecRef r;
+          if (cs->key()) r.key = cs->key()->string_view();
+          if (cs->value()) r.value = {cs->value()->data(), cs->value()->size()};
+          init.compile_specs.push_back(r);
+        }
+      init.program = &program;
+      init.method = m.info_.name;
+      init.delegate_index = static_cast<int>(d);
+      init.threadpool = m.threadpool_;
+      init.num_threads = m.threadpool_ ? static_cast<int>(pthreadpool_get_threads_count(m.threadpool_)) : 1;
+      s = create_backend(init, &m.backends_[d]);
+      if (!s) return s.context(m.prefix_ + ": delegate " + num(d) + " (" + m.delegate_ids_[d] + ")");
+      if (!m.backends_[d]) return fail("delegate " + num(d) + " (" + m.delegate_ids_[d] + ") created no instance");
+    }
+    return Status::ok();
+  }
+
+  // ---------------------------------------------------------------- memory
+
+  Status plan_memory() {
+    const auto* sizes = plan->non_const_buffer_sizes();
+    uint32_t narenas = sizes && sizes->size() > 0 ? sizes->size() - 1 : 0;
+
+    bool incomplete = false;
+    for (Slot& s : slots) {
+      if (s.constant) continue;
+      if (s.mem_id != 0) {
+        if (s.mem_id > narenas)
+          return fail("value " + num(s.value) + " (tensor) is planned in arena " + num(s.mem_id) + " but the plan has " + num(narenas));
+        int64_t size = sizes->Get(s.mem_id);
+        if (size < 0) return fail("planned buffer " + num(s.mem_id) + " has a negative size");
+        if (s.offset > static_cast<uint64_t>(size) || s.nbytes > static_cast<uint64_t>(size) - s.offset)
+          return fail("value " + num(s.value) + " (tensor " + shape_str(*m.values_[s.value].t) + ", " + num(s.nbytes) + " bytes at offset " +
+                      num(static_cast<int64_t>(s.offset)) + ") lies outside planned buffer " + num(s.mem_id) + " (" + num(size) + " bytes)");
+        s.needs_memory = true;
+        continue;
+      }
+      if (s.data_idx > 0) continue;  // handled above as constant
+      if (is_input[s.value] || is_view_out[s.value] || s.nbytes == 0) continue;
+      if (!referenced[s.value] && !is_output[s.value]) continue;
+      s.needs_memory = true;  // written by a kernel but the file gave it no memory
+      incomplete = true;
+    }
+
+    m.replanned_ = options.replan_memory || incomplete;
+    if (!m.replanned_) {
+      m.arenas_.resize(narenas);
+      for (uint32_t a = 0; a < narenas; ++a) {
+        size_t size = static_cast<size_t>(sizes->Get(a + 1));
+        if (!m.arenas_[a].allocate(size)) return fail("cannot allocate planned buffer " + num(a + 1) + " (" + num(size) + " bytes)");
+        m.arena_bytes_ += size;
+      }
+      for (const Slot& s : slots) {
+        if (!s.needs_memory) continue;
+        Tensor& t = *m.values_[s.value].t;
+        t.data = m.arenas_[s.mem_id - 1].data() + s.offset;
+        t.capacity = s.nbytes;
+        m.value_planned_[s.value] = 1;
+      }
+    } else {
+      planner::PlanInput pin;
+      pin.num_instructions = static_cast<int32_t>(m.instrs_.size());
+      pin.tensors.resize(slots.size());
+      for (size_t k = 0; k < slots.size(); ++k) {
+        const Slot& s = slots[k];
+        planner::PlanTensor& pt = pin.tensors[k];
+        pt.bytes = s.nbytes;
+        pt.needs_memory = s.needs_memory;
+        pt.whole = is_input[s.value] || is_output[s.value] || (s.mem_id != 0 && (s.data_idx > 0 || s.external));
+        if (s.mem_id != 0) pt.file_key = (static_cast<int64_t>(s.mem_id) << 40) | static_cast<int64_t>(s.offset);
+      }
+      collect_events(&pin);
+      planner::PlanResult r = planner::replan(pin);
+      m.arenas_.resize(1);
+      if (!m.arenas_[0].allocate(r.arena_bytes)) return fail("cannot allocate the re-planned arena (" + num(r.arena_bytes) + " bytes)");
+      m.arena_bytes_ = r.arena_bytes;
+      for (size_t k = 0; k < slots.size(); ++k) {
+        const Slot& s = slots[k];
+        if (!s.needs_memory) continue;
+        Tensor& t = *m.values_[s.value].t;
+        if (r.offsets[k] < 0) continue;  // never used: no memory
+        t.data = m.arenas_[0].data() + r.offsets[k];
+        t.capacity = s.nbytes;
+        m.value_planned_[s.value] = 1;
+      }
+    }
+
+    // Initial contents: mutable buffers with data, planned external tensors.
+    for (const Slot& s : slots) {
+      if (!s.needs_memory || s.mem_id == 0) continue;
+      Tensor& t = *m.values_[s.value].t;
+      if (!t.data) continue;
+      if (s.external) {
+        Bytes b;
+        const flat_tensor_flatbuffer::TensorLayout* layout = nullptr;
+        bool found = program.external_tensor(s.fqn, &b, &layout);
+        if (!found) found = program.named_data(s.fqn, &b);
+        if (!found) return fail("value " + num(s.value) + ": external tensor '" + std::string(s.fqn) + "' is in no data file (pass its .ptd with --data)");
+        if (b.size < s.nbytes) return fail("value " + num(s.value) + ": external tensor '" + std::string(s.fqn) + "' has " + num(b.size) + " bytes, needs " + num(s.nbytes));
+        std::memcpy(t.data, b.data, s.nbytes);
+      } else if (s.data_idx > 0) {
+        const uint8_t* init = nullptr;
+        Status st = program.mutable_initial_data(s.data_idx, s.nbytes, &init);
+        if (!st) return st.context(m.prefix_ + ": value " + num(s.value));
+        std::memcpy(t.data, init, s.nbytes);
+      }
+    }
+    return Status::ok();
+  }
+
+  // Which tensors each instruction reads and writes, for the re-planner.
+  void collect_events(planner::PlanInput* pin) {
+    auto slot = [&](const EValue* e) -> int32_t {
+      if (!e || e->tag != Tag::Tensor) return -1;
+      return slot_of[e - m.values_.data()];
+    };
+    std::vector<std::pair<int32_t, bool>> seen;  // (slot, def) for one instruction
+    auto add = [&](int32_t s, bool def) {
+      if (s < 0) return;
+      for (auto& p : seen)
+        if (p.first == s) { p.second = p.second || def; return; }
+      seen.emplace_back(s, def);
+    };
+    auto add_value = [&](const EValue* e, bool def) {
+      if (!e) return;
+      if (e->tag == Tag::Tensor) add(slot(e), def);
+      else if (e->tag == Tag::TensorList || e->tag == Tag::OptionalTensorList)
+        for (size_t j = 0; j < e->tlist.size; ++j) add(slot(e->tlist.items[j]), def);
+    };
+    for (size_t i = 0; i < m.instrs_.size(); ++i) {
+      const Instr& in = m.instrs_[i];
+      seen.clear();
+      EValue** a = m.args_.data() + in.arg_begin;
+      switch (in.kind) {
+        case Instr::Kernel:
+          if (in.nargs > 0) add_value(a[in.nargs - 1], true);  // the return slot is written
+          for (uint32_t j = 0; j + 1 < in.nargs; ++j) add_value(a[j], false);
+          if (m.op_names_[in.index] == "executorch_prim::et_view.default" && in.nargs == 3 && slot(a[0]) >= 0 && slot(a[2]) >= 0)
+            pin->aliases.emplace_back(slot(a[0]), slot(a[2]));
+          break;
+        case Instr::Delegate:
+          // Inputs were written earlier; a first appearance is an output.
+          for (uint32_t j = 0; j < in.nargs; ++j) add_value(a[j], true);
+          break;
+        case Instr::Move: {
+          const EValue* from = &m.values_[in.a];
+          const EValue* to = &m.values_[in.b];
+          add_value(from, false);
+          add_value(to, true);
+          if (slot(from) >= 0 && slot(to) >= 0) {
+            pin->aliases.emplace_back(slot(from), slot(to));
+            pin->aliases.emplace_back(slot(to), slot(from));
+          }
+          break;
+        }
+        case Instr::JumpFalse:
+          add_value(&m.values_[in.a], false);
+          if (static_cast<size_t>(in.b) <= i) pin->backward_jumps.emplace_back(in.b, static_cast<int32_t>(i));
+          break;
+        case Instr::Free: break;
+      }
+      for (auto [s, def] : seen) pin->events.push_back({static_cast<int32_t>(i), s, def});
+    }
+  }
+};
+
+Status MethodImpl::load(const LoadedProgram& program, int plan_index, const Program::MethodOptions& options,
+                        std::unique_ptr<MethodImpl>* out) {
+  std::unique_ptr<MethodImpl> mp(new MethodImpl());
+  MethodImpl& m = *mp;
+  const fb::ExecutionPlan* plan = program.root()->execution_plan()->Get(static_cast<flatbuffers::uoffset_t>(plan_index));
+  m.program_ = &program;
+  m.info_ = program.info().methods[static_cast<size_t>(plan_index)];
+  m.prefix_ = program.info().path + ": method " + m.info_.name;
+
+  Load L{m, program, plan, options};
+  PTE_TRY(L.parse_values());
+  PTE_TRY(L.parse_io());
+  std::vector<std::string> unsupported;
+  PTE_TRY(L.parse_instructions(&unsupported));
+  if (!unsupported.empty()) {
+    std::string msg;
+    for (size_t k = 0; k < unsupported.size(); ++k) msg += (k ? ", " : "") + unsupported[k];
+    return L.fail(msg);
+  }
+  PTE_TRY(L.plan_memory());
+
+  // Threads and scratch before the backends, which may keep the pool.
+  int threads = options.num_threads > 0 ? options.num_threads : physical_cores();
+  if (threads > 1 && !m.instrs_.empty()) {
+    m.threadpool_ = pthreadpool_create(static_cast<size_t>(threads));
+    if (!m.threadpool_) return L.fail("cannot create a thread pool of " + num(threads) + " threads");
+  }
+  size_t scratch = options.scratch_bytes > 0 ? options.scratch_bytes : kDefaultScratchBytes;
+  if (m.instrs_.empty()) scratch = 0;
+  if (!m.scratch_.allocate(scratch)) return L.fail("cannot allocate " + num(scratch) + " bytes of kernel scratch");
+  m.ctx_.set_scratch_arena(m.scratch_.data(), scratch);
+  m.ctx_.threadpool = m.threadpool_;
+  PTE_TRY(L.create_backends());
+  *out = std::move(mp);
+  return Status::ok();
+}
+
+MethodImpl::~MethodImpl() {
+  backends_.clear();
+  if (threadpool_) pthreadpool_destroy(threadpool_);
+}
+
+Status LoadedProgram::load_method(const std::string& name, const MethodOptions& options, std::unique_ptr<Method>* out) {
+  int idx = find_plan(name);
+  if (idx < 0) {
+    std::string names;
+    for (const MethodInfo& mi : info_.methods) names += (names.empty() ? "" : ", ") + mi.name;
+    return Status::error(info_.path + ": no method named '" + name + "' (methods: " + names + ")");
+  }
+  std::unique_ptr<MethodImpl> m;
+  PTE_TRY(MethodImpl::load(*this, idx, options, &m));
+  *out = std::move(m);
+  return Status::ok();
+}
+
+}  // namespace pte

@@ -1,0 +1,90 @@
+// pte-run: memory planning.
+//
+// Two sources of arena layout for a method:
+//  (a) the file's own plan: ExecutionPlan.non_const_buffer_sizes[1..] arenas and each
+//      tensor's (memory_id, offset); the method loader checks every tensor against it;
+//  (b) our re-plan (replan() below), from tensor lifetimes over the instruction list:
+//      used when the file has no (complete) plan or when MethodOptions::replan_memory.
+//
+// Re-planning rules:
+//  - a tensor lives from its definition (first instruction where it is written: the
+//    return slot of a KernelCall, or its first appearance in a DelegateCall) to its
+//    last use;
+//  - inputs, outputs, and tensors read before any write (mutable buffers such as KV
+//    caches, whose contents persist between runs) live for the whole method;
+//  - tensors that share storage in the file's plan (elided static views: same
+//    memory_id and offset with overlapping lifetimes, or a view read where no
+//    instruction wrote it) form one group and get one slot;
+//  - a value that aliases another at run time (et_view output, MoveCall target)
+//    keeps its source alive for as long as it is used;
+//  - a backward jump (loop) keeps everything live inside the loop for the whole loop;
+//  - groups are placed greedily, largest first, each into the smallest gap that
+//    fits among the groups already placed whose lifetimes overlap (best fit),
+//    every offset aligned to 64 bytes.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pte::planner {
+
+constexpr size_t kAlignment = 64;
+
+inline size_t align_up(size_t n, size_t a = kAlignment) { return (n + a - 1) / a * a; }
+
+// A zeroed, 64-byte aligned block of memory.
+class Arena {
+ public:
+  Arena() = default;
+  // Returns false when the allocation fails.
+  bool allocate(size_t bytes);
+  uint8_t* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+
+ private:
+  struct Free { void operator()(uint8_t* p) const; };
+  std::unique_ptr<uint8_t, Free> data_;
+  size_t size_ = 0;
+};
+
+// ---- lifetime re-planning ---------------------------------------------------------
+
+struct PlanTensor {
+  size_t bytes = 0;
+  bool needs_memory = false;  // gets a slot (else: lifetime only, e.g. an et_view output)
+  bool whole = false;         // input, output, initialised mutable buffer: live for the whole method
+  int64_t file_key = -1;      // (memory_id << 40) | offset in the file's plan; -1 when unplanned
+};
+
+struct PlanEvent {
+  int32_t instruction;
+  int32_t tensor;
+  bool def;  // written by this instruction (else read)
+};
+
+struct PlanInput {
+  int32_t num_instructions = 0;
+  std::vector<PlanTensor> tensors;
+  std::vector<PlanEvent> events;                         // in instruction order
+  std::vector<std::pair<int32_t, int32_t>> backward_jumps;  // (destination, jump instruction)
+  // (source, alias): `source`'s storage must stay alive while `alias` is in use.
+  std::vector<std::pair<int32_t, int32_t>> aliases;
+};
+
+struct PlanResult {
+  std::vector<int64_t> offsets;  // per tensor; -1 when it needs no memory
+  std::vector<int32_t> group;    // per tensor: storage group id
+  std::vector<int32_t> first;    // per tensor: group lifetime (inclusive instruction range)
+  std::vector<int32_t> last;
+  size_t arena_bytes = 0;
+};
+
+PlanResult replan(const PlanInput& in);
+
+// Checks a result: no two tensors of different groups whose lifetimes overlap share
+// bytes, and each tensor of a group has the group's offset. Returns "" when valid.
+std::string check_plan(const PlanInput& in, const PlanResult& r);
+
+}  // namespace pte::planner

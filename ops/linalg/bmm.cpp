@@ -1,0 +1,33 @@
+// aten::bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
+// out[B,M,N] = self[B,M,K] @ mat2[B,K,N], one product per batch entry.
+#include "ops/linalg/matmul.h"
+#include "ops/util.h"
+
+namespace pte {
+
+bool bmm_out(KernelContext& ctx, EValue** args) {
+  if (!expect_tag(ctx, args[0], Tag::Tensor, "self") || !expect_tag(ctx, args[1], Tag::Tensor, "mat2") ||
+      !expect_tag(ctx, args[2], Tag::Tensor, "out"))
+    return false;
+  const Tensor& a = *args[0]->t;
+  const Tensor& b = *args[1]->t;
+  Tensor& out = *args[2]->t;
+  if (a.dim != 3 || b.dim != 3) return ctx.fail("bmm: expected 3-D tensors, got %d-D and %d-D", a.dim, b.dim);
+  if (a.sizes[0] != b.sizes[0] || a.sizes[2] != b.sizes[1])
+    return ctx.fail("bmm: shapes [%lld,%lld,%lld] and [%lld,%lld,%lld] cannot be multiplied", (long long)a.sizes[0],
+                    (long long)a.sizes[1], (long long)a.sizes[2], (long long)b.sizes[0], (long long)b.sizes[1],
+                    (long long)b.sizes[2]);
+  if (a.dtype != b.dtype || a.dtype != out.dtype)
+    return ctx.fail("bmm: dtypes differ (self %s, mat2 %s, out %s)", dtype_name(a.dtype), dtype_name(b.dtype),
+                    dtype_name(out.dtype));
+  const int64_t sizes[3] = {a.sizes[0], a.sizes[1], b.sizes[2]};
+  if (!resize_output(ctx, out, sizes, 3)) return false;
+  linalg::MatmulDesc d;
+  d.batch = a.sizes[0], d.M = a.sizes[1], d.N = b.sizes[2], d.K = a.sizes[2];
+  d.a = a.data, d.a_bs = a.strides[0], d.a_rs = a.strides[1], d.a_cs = a.strides[2];
+  d.b = b.data, d.b_bs = b.strides[0], d.b_rs = b.strides[1], d.b_cs = b.strides[2];
+  d.c = out.data, d.c_bs = out.strides[0], d.c_rs = out.strides[1], d.c_cs = out.strides[2];
+  return linalg::run_matmul(ctx, a.dtype, d, "bmm");
+}
+
+}  // namespace pte

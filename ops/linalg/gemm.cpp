@@ -1,0 +1,355 @@
+// pte-run linalg: f32 GEMM/GEMV kernels (reference, portable blocked, AVX2+FMA) and
+// the threaded dispatcher. See gemm.h.
+//
+// Blocking (per thread tile of rows [m0,m1) x columns [n0,n1)):
+//   for each K block of kKc:
+//     for each 16-column sliver of the tile: get B(kKc x 16) either in place (rows
+//       contiguous, full sliver) or packed into a 16 KiB stack buffer (transposed
+//       or partial), then
+//       for each 6-row block: micro-kernel C(6x16) (+)= alpha * A(6 x kKc) B(kKc x 16).
+// The B sliver stays in L1 across all row blocks; the A block (tile rows x kKc)
+// stays in L2 across slivers. A is read in place with its strides.
+#include "ops/linalg/gemm.h"
+
+#include <cpuinfo.h>
+#include <immintrin.h>
+#include <pthreadpool.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace pte::linalg {
+
+namespace {
+
+constexpr int64_t kMr = 6;     // micro-tile rows
+constexpr int64_t kNr = 16;    // micro-tile columns (two AVX vectors)
+constexpr int64_t kKc = 256;   // K block: a packed B sliver is kKc*16 floats = 16 KiB
+constexpr int64_t kMc = 120;   // max rows of a thread tile (A block 120 KiB)
+constexpr int64_t kNc = 512;   // max columns of a thread tile
+constexpr double kMinParallelFlops = 65536.0;
+
+inline int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+// Points `bp`/`bstride` at B(p0..p0+kc, j0..j0+16): in place when the sliver is a
+// full 16 contiguous columns, otherwise packed (zero-padded) into `buf`.
+inline const float* b_sliver(const GemmF32& g, const float* B, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
+                             float* buf, int64_t* bstride) {
+  if (nc == kNr && g.b_cs == 1) {
+    *bstride = g.b_rs;
+    return B + p0 * g.b_rs + j0;
+  }
+  for (int64_t j = 0; j < kNr; ++j) {
+    if (j < nc) {
+      const float* src = B + p0 * g.b_rs + (j0 + j) * g.b_cs;
+      for (int64_t k = 0; k < kc; ++k) buf[k * kNr + j] = src[k * g.b_rs];
+    } else {
+      for (int64_t k = 0; k < kc; ++k) buf[k * kNr + j] = 0.0f;
+    }
+  }
+  *bstride = kNr;
+  return buf;
+}
+
+// Writes alpha*acc (MR x 16, row-major in `t`) to C, adding C unless `first`.
+inline void store_tile(const float* t, int mr, int64_t nc, float* c, int64_t c_rs, int64_t c_cs, bool first) {
+  for (int r = 0; r < mr; ++r)
+    for (int64_t j = 0; j < nc; ++j) {
+      float* p = c + r * c_rs + j * c_cs;
+      *p = first ? t[r * kNr + j] : *p + t[r * kNr + j];
+    }
+}
+
+// ---- portable micro-kernel ----------------------------------------------------
+
+template <int MR>
+void ukernel_scalar(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, const float* b, int64_t b_rs, float* c,
+                    int64_t c_rs, int64_t c_cs, int64_t nc, bool first, float alpha) {
+  float acc[MR][kNr] = {};
+  for (int64_t k = 0; k < kc; ++k) {
+    const float* brow = b + k * b_rs;
+    for (int r = 0; r < MR; ++r) {
+      float av = a[r * a_rs + k * a_cs];
+      for (int j = 0; j < kNr; ++j) acc[r][j] += av * brow[j];
+    }
+  }
+  float t[MR * kNr];
+  for (int r = 0; r < MR; ++r)
+    for (int j = 0; j < kNr; ++j) t[r * kNr + j] = alpha * acc[r][j];
+  store_tile(t, MR, nc, c, c_rs, c_cs, first);
+}
+
+using UkernelFn = void (*)(int64_t, const float*, int64_t, int64_t, const float*, int64_t, float*, int64_t, int64_t,
+                           int64_t, bool, float);
+
+constexpr UkernelFn kScalarKernels[kMr + 1] = {nullptr,
+                                               ukernel_scalar<1>,
+                                               ukernel_scalar<2>,
+                                               ukernel_scalar<3>,
+                                               ukernel_scalar<4>,
+                                               ukernel_scalar<5>,
+                                               ukernel_scalar<6>};
+
+// ---- AVX2 + FMA micro-kernel ----------------------------------------------------
+
+template <int MR>
+__attribute__((target("avx2,fma"))) void ukernel_avx2_fma(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs,
+                                                          const float* b, int64_t b_rs, float* c, int64_t c_rs,
+                                                          int64_t c_cs, int64_t nc, bool first, float alpha) {
+  __m256 acc0[MR], acc1[MR];
+  for (int r = 0; r < MR; ++r) acc0[r] = acc1[r] = _mm256_setzero_ps();
+  if (a_cs == 1) {
+    for (int64_t k = 0; k < kc; ++k) {
+      __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+      b += b_rs;
+      for (int r = 0; r < MR; ++r) {
+        __m256 av = _mm256_broadcast_ss(a + r * a_rs + k);
+        acc0[r] = _mm256_fmadd_ps(av, b0, acc0[r]);
+        acc1[r] = _mm256_fmadd_ps(av, b1, acc1[r]);
+      }
+    }
+  } else {
+    for (int64_t k = 0; k < kc; ++k) {
+      __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+      b += b_rs;
+      for (int r = 0; r < MR; ++r) {
+        __m256 av = _mm256_broadcast_ss(a + r * a_rs + k * a_cs);
+        acc0[r] = _mm256_fmadd_ps(av, b0, acc0[r]);
+        acc1[r] = _mm256_fmadd_ps(av, b1, acc1[r]);
+      }
+    }
+  }
+  const __m256 va = _mm256_set1_ps(alpha);
+  if (nc == kNr && c_cs == 1) {
+    for (int r = 0; r < MR; ++r) {
+      float* cr = c + r * c_rs;
+      if (first) {
+        _mm256_storeu_ps(cr, _mm256_mul_ps(acc0[r], va));
+        _mm256_storeu_ps(cr + 8, _mm256_mul_ps(acc1[r], va));
+      } else {
+        _mm256_storeu_ps(cr, _mm256_fmadd_ps(acc0[r], va, _mm256_loadu_ps(cr)));
+        _mm256_storeu_ps(cr + 8, _mm256_fmadd_ps(acc1[r], va, _mm256_loadu_ps(cr + 8)));
+      }
+    }
+  } else {
+    alignas(32) float t[MR * kNr];
+    for (int r = 0; r < MR; ++r) {
+      _mm256_store_ps(t + r * kNr, _mm256_mul_ps(acc0[r], va));
+      _mm256_store_ps(t + r * kNr + 8, _mm256_mul_ps(acc1[r], va));
+    }
+    store_tile(t, MR, nc, c, c_rs, c_cs, first);
+  }
+}
+
+constexpr UkernelFn kAvx2Kernels[kMr + 1] = {nullptr,
+                                             ukernel_avx2_fma<1>,
+                                             ukernel_avx2_fma<2>,
+                                             ukernel_avx2_fma<3>,
+                                             ukernel_avx2_fma<4>,
+                                             ukernel_avx2_fma<5>,
+                                             ukernel_avx2_fma<6>};
+
+// The blocked loop nest shared by both ISAs.
+inline void gemm_tile(const UkernelFn* kernels, const GemmF32& g, int64_t bi, int64_t m0, int64_t m1, int64_t n0,
+                      int64_t n1) {
+  const float* A = g.a + bi * g.a_bs;
+  const float* B = g.b + bi * g.b_bs;
+  float* C = g.c + bi * g.c_bs;
+  alignas(64) float buf[kKc * kNr];
+  for (int64_t p0 = 0; p0 < g.K; p0 += kKc) {
+    int64_t kc = std::min(kKc, g.K - p0);
+    bool first = p0 == 0 && !g.accumulate;
+    for (int64_t j0 = n0; j0 < n1; j0 += kNr) {
+      int64_t nc = std::min(kNr, n1 - j0);
+      int64_t bstride;
+      const float* bp = b_sliver(g, B, p0, kc, j0, nc, buf, &bstride);
+      for (int64_t i0 = m0; i0 < m1; i0 += kMr) {
+        int mr = static_cast<int>(std::min(kMr, m1 - i0));
+        kernels[mr](kc, A + i0 * g.a_rs + p0 * g.a_cs, g.a_rs, g.a_cs, bp, bstride, C + i0 * g.c_rs + j0 * g.c_cs,
+                    g.c_rs, g.c_cs, nc, first, g.alpha);
+      }
+    }
+  }
+}
+
+inline void gemv_finish(const GemmF32& g, float* c, int64_t j, float sum) {
+  float* p = c + j * g.c_cs;
+  *p = g.accumulate ? *p + g.alpha * sum : g.alpha * sum;
+}
+
+}  // namespace
+
+// ---- public kernels ---------------------------------------------------------------
+
+void gemm_f32_ref(const GemmF32& g) {
+  for (int64_t n = 0; n < g.batch; ++n)
+    for (int64_t i = 0; i < g.M; ++i)
+      for (int64_t j = 0; j < g.N; ++j) {
+        float s = 0.0f;
+        for (int64_t k = 0; k < g.K; ++k)
+          s += g.a[n * g.a_bs + i * g.a_rs + k * g.a_cs] * g.b[n * g.b_bs + k * g.b_rs + j * g.b_cs];
+        float* p = g.c + n * g.c_bs + i * g.c_rs + j * g.c_cs;
+        *p = g.accumulate ? *p + g.alpha * s : g.alpha * s;
+      }
+}
+
+void gemm_f32_scalar(const GemmF32& g, int64_t bi, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  gemm_tile(kScalarKernels, g, bi, m0, m1, n0, n1);
+}
+
+void gemm_f32_avx2_fma(const GemmF32& g, int64_t bi, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  gemm_tile(kAvx2Kernels, g, bi, m0, m1, n0, n1);
+}
+
+void gemv_f32_scalar(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) {
+  const float* a = g.a + bi * g.a_bs;
+  const float* B = g.b + bi * g.b_bs;
+  float* c = g.c + bi * g.c_bs;
+  for (int64_t j = n0; j < n1; ++j) {
+    float s = 0.0f;
+    for (int64_t k = 0; k < g.K; ++k) s += a[k * g.a_cs] * B[k * g.b_rs + j * g.b_cs];
+    gemv_finish(g, c, j, s);
+  }
+}
+
+__attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+__attribute__((target("avx2,fma"))) void gemv_f32_avx2_fma(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) {
+  const float* a = g.a + bi * g.a_bs;
+  const float* B = g.b + bi * g.b_bs;
+  float* c = g.c + bi * g.c_bs;
+  const int64_t K = g.K;
+  if (g.b_rs == 1 && g.a_cs == 1) {
+    // B(k, j) = W[j*b_cs + k]: one contiguous dot product per output column, 4 at a time.
+    int64_t j = n0;
+    for (; j + 4 <= n1; j += 4) {
+      const float* w0 = B + j * g.b_cs;
+      const float* w1 = w0 + g.b_cs;
+      const float* w2 = w1 + g.b_cs;
+      const float* w3 = w2 + g.b_cs;
+      __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+      int64_t k = 0;
+      for (; k + 8 <= K; k += 8) {
+        __m256 av = _mm256_loadu_ps(a + k);
+        s0 = _mm256_fmadd_ps(av, _mm256_loadu_ps(w0 + k), s0);
+        s1 = _mm256_fmadd_ps(av, _mm256_loadu_ps(w1 + k), s1);
+        s2 = _mm256_fmadd_ps(av, _mm256_loadu_ps(w2 + k), s2);
+        s3 = _mm256_fmadd_ps(av, _mm256_loadu_ps(w3 + k), s3);
+      }
+      float r0 = hsum256(s0), r1 = hsum256(s1), r2 = hsum256(s2), r3 = hsum256(s3);
+      for (; k < K; ++k) {
+        r0 += a[k] * w0[k];
+        r1 += a[k] * w1[k];
+        r2 += a[k] * w2[k];
+        r3 += a[k] * w3[k];
+      }
+      gemv_finish(g, c, j, r0);
+      gemv_finish(g, c, j + 1, r1);
+      gemv_finish(g, c, j + 2, r2);
+      gemv_finish(g, c, j + 3, r3);
+    }
+    for (; j < n1; ++j) {
+      const float* w = B + j * g.b_cs;
+      __m256 s = _mm256_setzero_ps();
+      int64_t k = 0;
+      for (; k + 8 <= K; k += 8) s = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), _mm256_loadu_ps(w + k), s);
+      float r = hsum256(s);
+      for (; k < K; ++k) r += a[k] * w[k];
+      gemv_finish(g, c, j, r);
+    }
+    return;
+  }
+  if (g.b_cs == 1) {
+    // B rows contiguous along N: sweep the rows, 32 columns of accumulators at a time.
+    int64_t j = n0;
+    for (; j + 32 <= n1; j += 32) {
+      __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+      const float* bj = B + j;
+      for (int64_t k = 0; k < K; ++k) {
+        __m256 av = _mm256_broadcast_ss(a + k * g.a_cs);
+        const float* br = bj + k * g.b_rs;
+        s0 = _mm256_fmadd_ps(av, _mm256_loadu_ps(br), s0);
+        s1 = _mm256_fmadd_ps(av, _mm256_loadu_ps(br + 8), s1);
+        s2 = _mm256_fmadd_ps(av, _mm256_loadu_ps(br + 16), s2);
+        s3 = _mm256_fmadd_ps(av, _mm256_loadu_ps(br + 24), s3);
+      }
+      alignas(32) float t[32];
+      _mm256_store_ps(t, s0);
+      _mm256_store_ps(t + 8, s1);
+      _mm256_store_ps(t + 16, s2);
+      _mm256_store_ps(t + 24, s3);
+      for (int q = 0; q < 32; ++q) gemv_finish(g, c, j + q, t[q]);
+    }
+    for (; j + 8 <= n1; j += 8) {
+      __m256 s = _mm256_setzero_ps();
+      for (int64_t k = 0; k < K; ++k)
+        s = _mm256_fmadd_ps(_mm256_broadcast_ss(a + k * g.a_cs), _mm256_loadu_ps(B + k * g.b_rs + j), s);
+      alignas(32) float t[8];
+      _mm256_store_ps(t, s);
+      for (int q = 0; q < 8; ++q) gemv_finish(g, c, j + q, t[q]);
+    }
+    for (; j < n1; ++j) {
+      float s = 0.0f;
+      for (int64_t k = 0; k < K; ++k) s += a[k * g.a_cs] * B[k * g.b_rs + j];
+      gemv_finish(g, c, j, s);
+    }
+    return;
+  }
+  gemv_f32_scalar(g, bi, n0, n1);
+}
+
+bool cpu_has_avx2_fma() {
+  static const bool has = cpuinfo_initialize() && cpuinfo_has_x86_avx2() && cpuinfo_has_x86_fma3();
+  return has;
+}
+
+void gemm_f32(pthreadpool* pool, const GemmF32& g, GemmIsa isa) {
+  if (g.batch <= 0 || g.M <= 0 || g.N <= 0) return;
+  if (g.K <= 0) {
+    if (!g.accumulate)
+      for (int64_t n = 0; n < g.batch; ++n)
+        for (int64_t i = 0; i < g.M; ++i)
+          for (int64_t j = 0; j < g.N; ++j) g.c[n * g.c_bs + i * g.c_rs + j * g.c_cs] = 0.0f;
+    return;
+  }
+  const bool avx = isa == GemmIsa::Avx2Fma || (isa == GemmIsa::Auto && cpu_has_avx2_fma());
+  const double flops = static_cast<double>(g.batch) * g.M * g.N * g.K;
+  if (flops < kMinParallelFlops) pool = nullptr;
+  const int64_t threads = pool ? static_cast<int64_t>(pthreadpool_get_threads_count(pool)) : 1;
+
+  if (g.M == 1) {
+    int64_t tn = g.N;
+    if (threads > 1) tn = std::max<int64_t>(32, round_up((g.N + 4 * threads - 1) / (4 * threads), 32));
+    auto task = [&](size_t bi, size_t j0, size_t nj) {
+      if (avx)
+        gemv_f32_avx2_fma(g, bi, j0, j0 + nj);
+      else
+        gemv_f32_scalar(g, bi, j0, j0 + nj);
+    };
+    pthreadpool_parallelize_2d_tile_1d(pool, task, g.batch, g.N, tn, 0);
+    return;
+  }
+
+  int64_t tm = std::min(round_up(g.M, kMr), kMc), tn = std::min(round_up(g.N, kNr), kNc);
+  auto tasks = [&] { return g.batch * ((g.M + tm - 1) / tm) * ((g.N + tn - 1) / tn); };
+  while (threads > 1 && tasks() < 4 * threads && (tm > kMr || tn > kNr)) {
+    if (tn > kNr && (tn >= tm || tm <= kMr))
+      tn = round_up(tn / 2, kNr);
+    else
+      tm = round_up(tm / 2, kMr);
+  }
+  auto task = [&](size_t bi, size_t i0, size_t j0, size_t ni, size_t nj) {
+    if (avx)
+      gemm_f32_avx2_fma(g, bi, i0, i0 + ni, j0, j0 + nj);
+    else
+      gemm_f32_scalar(g, bi, i0, i0 + ni, j0, j0 + nj);
+  };
+  pthreadpool_parallelize_3d_tile_2d(pool, task, g.batch, g.M, g.N, tm, tn, 0);
+}
+
+}  // namespace pte::linalg

@@ -1,0 +1,78 @@
+// pte-run linalg: the matrix-multiply engine behind mm, bmm, addmm, baddbmm, linear
+// and convolution.
+//
+// Every operand is a strided view, so transposed weights, channels-last images and
+// broadcast biases need no copies: element (r, c) of a view is data[r*rs + c*cs].
+//
+//   gemm_ref<T, Acc>     plain triple loop in the accumulator type; the reference.
+//   gemm_f32_scalar      cache-blocked f32 kernel in portable C++ (the fallback).
+//   gemm_f32_avx2_fma    the same blocking with a 6x16 AVX2+FMA micro-kernel.
+//   gemv_f32_*           M == 1 (LLM decode): dot products / row sweeps.
+//   gemm_f32(pool, g)    picks the fastest variant for this CPU and splits the work
+//                        over batches, row blocks and column blocks with pthreadpool
+//                        (pool may be null: runs on the calling thread).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+struct pthreadpool;
+
+namespace pte::linalg {
+
+// C = alpha * A @ B (+ C when accumulate), for `batch` independent products.
+// A is MxK, B is KxN, C is MxN; *_bs are the batch strides (elements).
+struct GemmF32 {
+  int64_t batch = 1, M = 0, N = 0, K = 0;
+  const float* a = nullptr;
+  int64_t a_bs = 0, a_rs = 0, a_cs = 0;
+  const float* b = nullptr;
+  int64_t b_bs = 0, b_rs = 0, b_cs = 0;
+  float* c = nullptr;
+  int64_t c_bs = 0, c_rs = 0, c_cs = 0;
+  float alpha = 1.0f;
+  bool accumulate = false;  // false: C is overwritten (never read, NaN-safe)
+};
+
+// Reference: C(i,j) = alpha * sum_k A(i,k) B(k,j) [+ C(i,j)], summed in order in float.
+void gemm_f32_ref(const GemmF32& g);
+// Blocked kernels over one tile of one batch: rows [m0, m1), columns [n0, n1).
+void gemm_f32_scalar(const GemmF32& g, int64_t batch_index, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
+void gemm_f32_avx2_fma(const GemmF32& g, int64_t batch_index, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
+// M == 1 kernels over columns [n0, n1) of one batch.
+void gemv_f32_scalar(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
+void gemv_f32_avx2_fma(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
+
+// True when this CPU runs the AVX2+FMA kernels (cpuinfo, initialised once).
+bool cpu_has_avx2_fma();
+
+enum class GemmIsa { Auto, Scalar, Avx2Fma };
+// The dispatcher: threads over (batch, row tiles, column tiles). `isa` forces a
+// variant (tests); Auto picks AVX2+FMA when the CPU has it.
+void gemm_f32(pthreadpool* pool, const GemmF32& g, GemmIsa isa = GemmIsa::Auto);
+
+// Generic reference for every other dtype (and the f32 reference of the ops):
+// C(i,j) = alpha * sum_k A(i,k) B(k,j) + beta * Bias(i,j), summed in Acc and
+// rounded once to T. bias may be null (then beta is ignored); beta == 0 ignores
+// the bias entirely (torch semantics: NaN in the bias does not propagate).
+template <class T>
+struct MatRef {
+  T* data;
+  int64_t bs, rs, cs;
+  T& at(int64_t b, int64_t r, int64_t c) const { return data[b * bs + r * rs + c * cs]; }
+};
+
+template <class T, class Acc>
+void gemm_ref(int64_t batch, int64_t M, int64_t N, int64_t K, MatRef<const T> a, MatRef<const T> b, MatRef<T> c,
+              Acc alpha, Acc beta, const MatRef<const T>* bias) {
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        Acc s = 0;
+        for (int64_t k = 0; k < K; ++k) s += static_cast<Acc>(a.at(n, i, k)) * static_cast<Acc>(b.at(n, k, j));
+        Acc r = alpha * s;
+        if (bias && beta != Acc(0)) r += beta * static_cast<Acc>(bias->at(n, i, j));
+        c.at(n, i, j) = static_cast<T>(r);
+      }
+}
+
+}  // namespace pte::linalg

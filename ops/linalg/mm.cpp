@@ -1,0 +1,32 @@
+// aten::mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
+// out[M,N] = self[M,K] @ mat2[K,N]; all three share one dtype.
+#include "ops/linalg/matmul.h"
+#include "ops/util.h"
+
+namespace pte {
+
+bool mm_out(KernelContext& ctx, EValue** args) {
+  if (!expect_tag(ctx, args[0], Tag::Tensor, "self") || !expect_tag(ctx, args[1], Tag::Tensor, "mat2") ||
+      !expect_tag(ctx, args[2], Tag::Tensor, "out"))
+    return false;
+  const Tensor& a = *args[0]->t;
+  const Tensor& b = *args[1]->t;
+  Tensor& out = *args[2]->t;
+  if (a.dim != 2 || b.dim != 2) return ctx.fail("mm: expected 2-D tensors, got %d-D and %d-D", a.dim, b.dim);
+  if (a.sizes[1] != b.sizes[0])
+    return ctx.fail("mm: shapes [%lld,%lld] and [%lld,%lld] cannot be multiplied", (long long)a.sizes[0],
+                    (long long)a.sizes[1], (long long)b.sizes[0], (long long)b.sizes[1]);
+  if (a.dtype != b.dtype || a.dtype != out.dtype)
+    return ctx.fail("mm: dtypes differ (self %s, mat2 %s, out %s)", dtype_name(a.dtype), dtype_name(b.dtype),
+                    dtype_name(out.dtype));
+  const int64_t sizes[2] = {a.sizes[0], b.sizes[1]};
+  if (!resize_output(ctx, out, sizes, 2)) return false;
+  linalg::MatmulDesc d;
+  d.M = a.sizes[0], d.N = b.sizes[1], d.K = a.sizes[1];
+  d.a = a.data, d.a_rs = a.strides[0], d.a_cs = a.strides[1];
+  d.b = b.data, d.b_rs = b.strides[0], d.b_cs = b.strides[1];
+  d.c = out.data, d.c_rs = out.strides[0], d.c_cs = out.strides[1];
+  return linalg::run_matmul(ctx, a.dtype, d, "mm");
+}
+
+}  // namespace pte

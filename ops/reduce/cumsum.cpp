@@ -1,0 +1,86 @@
+// aten::cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out)
+// aten::cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out)
+//
+// Running sum / product along dim; out has self's shape. Floating outs accumulate in
+// double (torch's CPU acc type), integral and bool ones in int64 (wrapping). When the
+// dtypes differ (e.g. int32 -> int64, torch's default for integral cumsum) elements
+// go through a per-element converting path.
+#include "ops/reduce/reduce_util.h"
+
+namespace pte {
+
+namespace {
+
+template <class T, bool Prod>
+void cum_same_dtype(const ReducePlan& p, const Tensor& in, Tensor& out) {
+  const T* x = in.ptr<T>();
+  T* y = out.ptr<T>();
+  for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) {
+    if constexpr (is_floating_v<T>) {
+      double acc = Prod ? 1.0 : 0.0;
+      for_each(p.inner, a, b, [&](int64_t ia, int64_t ib) {
+        double v = convert<double>(x[ia]);
+        acc = Prod ? acc * v : acc + v;
+        y[ib] = convert<T>(acc);
+      });
+    } else {
+      uint64_t acc = Prod ? 1 : 0;
+      for_each(p.inner, a, b, [&](int64_t ia, int64_t ib) {
+        uint64_t v = static_cast<uint64_t>(convert<int64_t>(x[ia]));
+        acc = Prod ? acc * v : acc + v;
+        y[ib] = convert<T>(static_cast<int64_t>(acc));
+      });
+    }
+  });
+}
+
+template <bool Prod>
+void cum_mixed(const ReducePlan& p, const Tensor& in, Tensor& out) {
+  const bool float_out = is_float_dtype(out.dtype);
+  for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) {
+    double accf = Prod ? 1.0 : 0.0;
+    uint64_t acci = Prod ? 1 : 0;
+    for_each(p.inner, a, b, [&](int64_t ia, int64_t ib) {
+      if (float_out) {
+        double v = load_f64(in, ia);
+        accf = Prod ? accf * v : accf + v;
+        store_as(out, ib, accf);
+      } else {
+        uint64_t v = static_cast<uint64_t>(load_i64(in, ia));
+        acci = Prod ? acci * v : acci + v;
+        store_as(out, ib, static_cast<int64_t>(acci));
+      }
+    });
+  });
+}
+
+template <bool Prod>
+bool cum_common(KernelContext& ctx, EValue** args, const char* op) {
+  if (!expect_tag(ctx, args[0], Tag::Tensor, "self") || !expect_tag(ctx, args[1], Tag::Int, "dim") ||
+      !expect_tag(ctx, args[3], Tag::Tensor, "out"))
+    return false;
+  const Tensor& in = *args[0]->t;
+  Tensor& out = *args[3]->t;
+  if (!check_dtype_arg(ctx, op, args[2], out)) return false;
+  if (!is_any_dtype(in.dtype) || !is_any_dtype(out.dtype))
+    return ctx.fail("%s: unsupported dtypes %s -> %s", op, dtype_name(in.dtype), dtype_name(out.dtype));
+  if (is_float_dtype(in.dtype) && !is_float_dtype(out.dtype) && args[2]->is_none())
+    return ctx.fail("%s: floating input %s needs a floating out, got %s", op, dtype_name(in.dtype),
+                    dtype_name(out.dtype));
+  bool mask[kMaxDims];
+  if (!single_dim_mask(ctx, op, args[1]->i, in.dim, mask)) return false;
+  ReducePlan p;
+  if (!plan_same_shape(ctx, in, mask, out, p)) return false;
+  if (in.dtype == out.dtype)
+    visit_any_dtype(in.dtype, [&](auto tag) { cum_same_dtype<typename decltype(tag)::type, Prod>(p, in, out); });
+  else
+    cum_mixed<Prod>(p, in, out);
+  return true;
+}
+
+}  // namespace
+
+bool cumsum_out(KernelContext& ctx, EValue** args) { return cum_common<false>(ctx, args, "cumsum.out"); }
+bool cumprod_out(KernelContext& ctx, EValue** args) { return cum_common<true>(ctx, args, "cumprod.out"); }
+
+}  // namespace pte

@@ -1,0 +1,104 @@
+// aten::max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values)
+// aten::min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices)
+// aten::max.unary_out(Tensor self, *, Tensor(a!) out)
+// aten::min.unary_out(Tensor self, *, Tensor(a!) out)
+//
+// The .dim forms return the values (input dtype) and their int64 indices along dim
+// (the second out, despite its name `max_values` in the schema); the first maximum
+// wins, and a NaN wins over numbers (its index is returned). Their return slot is a
+// TensorList of both outs and is not read. The .unary forms reduce everything to a
+// 0-d tensor. Reducing a zero-size dim is an error.
+#include "ops/reduce/reduce_util.h"
+
+namespace pte {
+
+namespace {
+
+template <class T, bool IsMax>
+void max_dim_typed(const ReducePlan& p, const Tensor& in, Tensor& values, Tensor& indices) {
+  using C = compute_t<T>;
+  const T* x = in.ptr<T>();
+  T* y = values.ptr<T>();
+  const bool idx_contig = indices.contiguous_order();
+  int64_t k = 0;
+  for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) {
+    C best = static_cast<C>(x[a]);
+    int64_t best_j = 0, j = 0;
+    for_each(p.inner, a, 0, [&](int64_t ia, int64_t) {
+      C v = static_cast<C>(x[ia]);
+      if (better<IsMax>(v, best)) {
+        best = v;
+        best_j = j;
+      }
+      ++j;
+    });
+    y[b] = convert<T>(best);
+    store_as(indices, idx_contig ? k : strided_offset(indices, k), best_j);
+    ++k;
+  });
+}
+
+template <bool IsMax>
+bool max_dim_common(KernelContext& ctx, EValue** args, const char* op) {
+  if (!expect_tag(ctx, args[0], Tag::Tensor, "self") || !expect_tag(ctx, args[1], Tag::Int, "dim") ||
+      !expect_tag(ctx, args[2], Tag::Bool, "keepdim") || !expect_tag(ctx, args[3], Tag::Tensor, "values") ||
+      !expect_tag(ctx, args[4], Tag::Tensor, "indices"))
+    return false;
+  const Tensor& in = *args[0]->t;
+  Tensor& values = *args[3]->t;
+  Tensor& indices = *args[4]->t;
+  if (values.dtype != in.dtype)
+    return ctx.fail("%s: values dtype %s must match input dtype %s", op, dtype_name(values.dtype),
+                    dtype_name(in.dtype));
+  if (!is_int_dtype(indices.dtype))
+    return ctx.fail("%s: indices dtype must be int64, got %s", op, dtype_name(indices.dtype));
+  bool mask[kMaxDims];
+  if (!single_dim_mask(ctx, op, args[1]->i, in.dim, mask)) return false;
+  ReducePlan p;
+  if (!plan_reduce(ctx, in, mask, args[2]->b, values, p)) return false;
+  if (!resize_output(ctx, indices, p.out_sizes, p.out_dim)) return false;
+  if (p.inner.numel == 0 && p.outer.numel > 0)
+    return ctx.fail("%s: cannot reduce over a zero-size dim", op);
+  bool ok = visit_any_dtype(in.dtype, [&](auto tag) {
+    max_dim_typed<typename decltype(tag)::type, IsMax>(p, in, values, indices);
+  });
+  if (!ok) return ctx.fail("%s: unsupported dtype %s", op, dtype_name(in.dtype));
+  return true;
+}
+
+template <class T, bool IsMax>
+void max_all_typed(const Tensor& in, Tensor& out) {
+  using C = compute_t<T>;
+  const T* x = in.ptr<T>();
+  const int64_t n = in.numel();
+  const bool contig = in.contiguous_order();
+  C best = static_cast<C>(x[0]);
+  for (int64_t i = 0; i < n; ++i) {
+    C v = static_cast<C>(x[contig ? i : strided_offset(in, i)]);
+    if (better<IsMax>(v, best)) best = v;
+  }
+  out.ptr<T>()[0] = convert<T>(best);
+}
+
+template <bool IsMax>
+bool max_unary_common(KernelContext& ctx, EValue** args, const char* op) {
+  if (!expect_tag(ctx, args[0], Tag::Tensor, "self") || !expect_tag(ctx, args[1], Tag::Tensor, "out")) return false;
+  const Tensor& in = *args[0]->t;
+  Tensor& out = *args[1]->t;
+  if (out.dtype != in.dtype)
+    return ctx.fail("%s: out dtype %s must match input dtype %s", op, dtype_name(out.dtype), dtype_name(in.dtype));
+  if (!resize_output(ctx, out, nullptr, 0)) return false;
+  if (in.numel() == 0) return ctx.fail("%s: empty input has no %s", op, IsMax ? "maximum" : "minimum");
+  bool ok = visit_any_dtype(in.dtype, [&](auto tag) { max_all_typed<typename decltype(tag)::type, IsMax>(in, out); });
+  if (!ok) return ctx.fail("%s: unsupported dtype %s", op, dtype_name(in.dtype));
+  return true;
+}
+
+}  // namespace
+
+bool max_dim_max(KernelContext& ctx, EValue** args) { return max_dim_common<true>(ctx, args, "max.dim_max"); }
+bool min_dim_min(KernelContext& ctx, EValue** args) { return max_dim_common<false>(ctx, args, "min.dim_min"); }
+bool max_unary_out(KernelContext& ctx, EValue** args) { return max_unary_common<true>(ctx, args, "max.unary_out"); }
+bool min_unary_out(KernelContext& ctx, EValue** args) { return max_unary_common<false>(ctx, args, "min.unary_out"); }
+
+}  // namespace pte

@@ -1,0 +1,35 @@
+// aten::mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out)
+// aten::mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out)
+//
+// mean = sum / count, the sum accumulated in double; the out dtype must be floating
+// (an integral input needs dtype=float*, as in torch). An empty reduction gives NaN.
+#include "ops/reduce/reduce_util.h"
+
+namespace pte {
+
+static bool mean_common(KernelContext& ctx, const char* op, const Tensor& in, const EValue* dim, bool keepdim,
+                        const EValue* dtype, Tensor& out) {
+  if (!check_dtype_arg(ctx, op, dtype, out)) return false;
+  if (!is_float_dtype(out.dtype))
+    return ctx.fail("%s: out dtype must be floating, got %s (input %s)", op, dtype_name(out.dtype),
+                    dtype_name(in.dtype));
+  bool mask[kMaxDims];
+  if (!parse_dim_mask(ctx, op, dim, in.dim, true, mask)) return false;
+  ReducePlan p;
+  if (!plan_reduce(ctx, in, mask, keepdim, out, p)) return false;
+  return sum_reduce(ctx, op, p, in, out, static_cast<double>(p.inner.numel));
+}
+
+bool mean_out(KernelContext& ctx, EValue** args) {
+  if (!expect_tag(ctx, args[0], Tag::Tensor, "self") || !expect_tag(ctx, args[2], Tag::Bool, "keepdim") ||
+      !expect_tag(ctx, args[4], Tag::Tensor, "out"))
+    return false;
+  return mean_common(ctx, "mean.out", *args[0]->t, args[1], args[2]->b, args[3], *args[4]->t);
+}
+
+bool mean_dtype_out(KernelContext& ctx, EValue** args) {
+  if (!expect_tag(ctx, args[0], Tag::Tensor, "self") || !expect_tag(ctx, args[2], Tag::Tensor, "out")) return false;
+  return mean_common(ctx, "mean.dtype_out", *args[0]->t, nullptr, false, args[1], *args[2]->t);
+}
+
+}  // namespace pte

@@ -1,0 +1,123 @@
+#include "ops/reduce/reduce_util.h"
+
+namespace pte {
+
+bool check_dtype_arg(KernelContext& ctx, const char* op, const EValue* dtype_arg, const Tensor& out) {
+  if (!dtype_arg || dtype_arg->is_none()) return true;
+  if (dtype_arg->tag != Tag::Int) return ctx.fail("%s: dtype must be a ScalarType (Int) or None, got %s", op,
+                                                  tag_name(dtype_arg->tag));
+  if (static_cast<int64_t>(out.dtype) != dtype_arg->i)
+    return ctx.fail("%s: dtype argument %lld does not match out dtype %s", op, static_cast<long long>(dtype_arg->i),
+                    dtype_name(out.dtype));
+  return true;
+}
+
+void DimIter::simplify() {
+  int m = 0;
+  for (int d = 0; d < n; ++d) {
+    if (size[d] == 1) continue;
+    if (m > 0 && sa[m - 1] == sa[d] * size[d] && sb[m - 1] == sb[d] * size[d]) {
+      size[m - 1] *= size[d];
+      sa[m - 1] = sa[d];
+      sb[m - 1] = sb[d];
+      continue;
+    }
+    size[m] = size[d];
+    sa[m] = sa[d];
+    sb[m] = sb[d];
+    ++m;
+  }
+  n = m;
+}
+
+static bool mark_dim(KernelContext& ctx, const char* op, int64_t d, int32_t rank, bool* mask) {
+  int64_t nd = d;
+  if (!normalize_dim(nd, rank))
+    return ctx.fail("%s: dim %lld out of range for a %d-d tensor", op, static_cast<long long>(d), rank);
+  if (rank == 0) return true;  // a 0-d tensor has nothing to reduce
+  if (mask[nd]) return ctx.fail("%s: dim %lld appears more than once in the dim list", op, static_cast<long long>(d));
+  mask[nd] = true;
+  return true;
+}
+
+bool parse_dim_mask(KernelContext& ctx, const char* op, const EValue* arg, int32_t rank, bool empty_is_all,
+                    bool* mask) {
+  for (int i = 0; i < kMaxDims; ++i) mask[i] = false;
+  if (!arg || arg->is_none()) {
+    all_dims_mask(rank, mask);
+    return true;
+  }
+  if (arg->tag == Tag::Int) return mark_dim(ctx, op, arg->i, rank, mask);
+  if (arg->tag != Tag::IntList) return ctx.fail("%s: dim must be an int list, int or None, got %s", op, tag_name(arg->tag));
+  size_t n = 0;
+  const int64_t* dims = arg->int_list(&n);
+  if (n == 0) {
+    if (empty_is_all) all_dims_mask(rank, mask);
+    return true;
+  }
+  for (size_t k = 0; k < n; ++k)
+    if (!mark_dim(ctx, op, dims[k], rank, mask)) return false;
+  return true;
+}
+
+bool single_dim_mask(KernelContext& ctx, const char* op, int64_t d, int32_t rank, bool* mask, int64_t* norm) {
+  for (int i = 0; i < kMaxDims; ++i) mask[i] = false;
+  int64_t nd = d;
+  if (!normalize_dim(nd, rank))
+    return ctx.fail("%s: dim %lld out of range for a %d-d tensor", op, static_cast<long long>(d), rank);
+  if (rank > 0) mask[nd] = true;
+  if (norm) *norm = nd;
+  return true;
+}
+
+void reduced_shape(const Tensor& in, const bool* mask, bool keepdim, int64_t* sizes, int32_t* dim) {
+  int32_t k = 0;
+  for (int d = 0; d < in.dim; ++d) {
+    if (!mask[d])
+      sizes[k++] = in.sizes[d];
+    else if (keepdim)
+      sizes[k++] = 1;
+  }
+  *dim = k;
+}
+
+bool plan_reduce(KernelContext& ctx, const Tensor& in, const bool* mask, bool keepdim, Tensor& out,
+                 ReducePlan& p) {
+  for (int i = 0; i < kMaxDims; ++i) p.mask[i] = mask[i];
+  reduced_shape(in, mask, keepdim, p.out_sizes, &p.out_dim);
+  if (!resize_output(ctx, out, p.out_sizes, p.out_dim)) return false;
+  p.outer = DimIter();
+  p.inner = DimIter();
+  int od = 0;
+  for (int d = 0; d < in.dim; ++d) {
+    if (mask[d]) {
+      p.inner.push(in.sizes[d], in.strides[d], 0);
+      if (keepdim) ++od;
+    } else {
+      p.outer.push(in.sizes[d], in.strides[d], out.strides[od]);
+      ++od;
+    }
+  }
+  p.outer.simplify();
+  p.inner.simplify();
+  return true;
+}
+
+bool plan_same_shape(KernelContext& ctx, const Tensor& in, const bool* mask, Tensor& out, ReducePlan& p) {
+  for (int i = 0; i < kMaxDims; ++i) p.mask[i] = mask[i];
+  reduced_shape(in, mask, true, p.out_sizes, &p.out_dim);
+  if (!resize_output_like(ctx, out, in)) return false;
+  p.outer = DimIter();
+  p.inner = DimIter();
+  for (int d = 0; d < in.dim; ++d) {
+    if (mask[d])
+      p.inner.push(in.sizes[d], in.strides[d], out.strides[d]);
+    else
+      p.outer.push(in.sizes[d], in.strides[d], out.strides[d]);
+  }
+  p.outer.simplify();
+  p.inner.simplify();
+  return true;
+}
+
+}  // namespace pte

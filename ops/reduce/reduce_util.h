@@ -1,0 +1,271 @@
+// pte-run kernels in ops/reduce: shared machinery for reductions, row-wise
+// normalisations and creation ops.
+//
+// A reduction walks its input as two nested index spaces: the kept ("outer") dims,
+// one step per output element, and the reduced ("inner") dims. Each space is a
+// DimIter: sizes plus two element-stride streams (a = input, b = output), in logical
+// (row-major) order, with size-1 dims dropped and neighbours that are contiguous in
+// both streams merged. After that a contiguous input reduced over its last dims is a
+// single unit-stride loop, and channels-last means over H,W are one strided loop.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "ops/util.h"
+
+namespace pte {
+
+// ---- dtype helpers -----------------------------------------------------------
+
+template <class T>
+struct TypeTag {
+  using type = T;
+};
+
+// The type arithmetic is done in: float for the 16-bit floats, T otherwise.
+template <class T> struct compute_type { using type = T; };
+template <> struct compute_type<Half> { using type = float; };
+template <> struct compute_type<BFloat16> { using type = float; };
+template <class T> using compute_t = typename compute_type<T>::type;
+
+template <class T>
+constexpr bool is_floating_v =
+    std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+inline bool is_float_dtype(DType t) {
+  return t == DType::Float || t == DType::Double || t == DType::Half || t == DType::BFloat16;
+}
+inline bool is_int_dtype(DType t) {  // integral, bool excluded
+  return t == DType::UInt8 || t == DType::Int8 || t == DType::Int16 || t == DType::Int32 || t == DType::Int64;
+}
+inline bool is_real_dtype(DType t) { return is_float_dtype(t) || is_int_dtype(t); }
+inline bool is_any_dtype(DType t) { return is_real_dtype(t) || t == DType::Bool; }
+
+// visit_*_dtype(dt, f) calls f(TypeTag<T>{}) with T the element type of dt and
+// returns true, or returns false when dt is not in the family.
+template <class F>
+inline bool visit_float_dtype(DType dt, F&& f) {
+  switch (dt) {
+    case DType::Float: f(TypeTag<float>{}); return true;
+    case DType::Double: f(TypeTag<double>{}); return true;
+    case DType::Half: f(TypeTag<Half>{}); return true;
+    case DType::BFloat16: f(TypeTag<BFloat16>{}); return true;
+    default: return false;
+  }
+}
+template <class F>
+inline bool visit_int_dtype(DType dt, F&& f) {
+  switch (dt) {
+    case DType::UInt8: f(TypeTag<uint8_t>{}); return true;
+    case DType::Int8: f(TypeTag<int8_t>{}); return true;
+    case DType::Int16: f(TypeTag<int16_t>{}); return true;
+    case DType::Int32: f(TypeTag<int32_t>{}); return true;
+    case DType::Int64: f(TypeTag<int64_t>{}); return true;
+    default: return false;
+  }
+}
+template <class F>
+inline bool visit_real_dtype(DType dt, F&& f) {
+  return visit_float_dtype(dt, f) || visit_int_dtype(dt, f);
+}
+template <class F>
+inline bool visit_any_dtype(DType dt, F&& f) {
+  if (dt == DType::Bool) { f(TypeTag<bool>{}); return true; }
+  return visit_real_dtype(dt, f);
+}
+
+// Writes v (any arithmetic type, Half or BFloat16) to element `off` of t, converted
+// to t's dtype as torch converts. t's dtype must satisfy is_any_dtype.
+template <class V>
+inline void store_as(const Tensor& t, int64_t off, V v) {
+  visit_any_dtype(t.dtype, [&](auto tag) {
+    using O = typename decltype(tag)::type;
+    static_cast<O*>(t.data)[off] = convert<O>(v);
+  });
+}
+
+// Reads element `off` of t (any dtype satisfying is_any_dtype) as double.
+inline double load_f64(const Tensor& t, int64_t off) {
+  double r = 0;
+  visit_any_dtype(t.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    r = convert<double>(static_cast<const T*>(t.data)[off]);
+  });
+  return r;
+}
+
+// Reads element `off` of t (any dtype satisfying is_any_dtype) as int64 (floats truncate).
+inline int64_t load_i64(const Tensor& t, int64_t off) {
+  int64_t r = 0;
+  visit_any_dtype(t.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    r = convert<int64_t>(static_cast<const T*>(t.data)[off]);
+  });
+  return r;
+}
+
+// Offset of logical element k of t (fast when t has the identity dim order).
+inline int64_t linear_offset(const Tensor& t, int64_t k) {
+  return t.contiguous_order() ? k : strided_offset(t, k);
+}
+
+// Checks an optional `ScalarType? dtype` argument against the out tensor.
+bool check_dtype_arg(KernelContext& ctx, const char* op, const EValue* dtype_arg, const Tensor& out);
+
+// ---- index spaces --------------------------------------------------------------
+
+struct DimIter {
+  int n = 0;
+  int64_t numel = 1;
+  int64_t size[kMaxDims] = {};
+  int64_t sa[kMaxDims] = {};  // stride of stream a (input)
+  int64_t sb[kMaxDims] = {};  // stride of stream b (output)
+
+  void push(int64_t sz, int64_t a, int64_t b) {
+    size[n] = sz;
+    sa[n] = a;
+    sb[n] = b;
+    ++n;
+    numel *= sz;
+  }
+  // Drops size-1 dims and merges neighbours contiguous in both streams. Keeps the
+  // logical order (needed by arg-reductions and cumulative ops).
+  void simplify();
+};
+
+// Calls f(a, b) for every index of `it` in logical order, a and b being the element
+// offsets of the two streams (starting at a0 and b0).
+template <class F>
+inline void for_each(const DimIter& it, int64_t a0, int64_t b0, F&& f) {
+  if (it.numel == 0) return;
+  if (it.n == 0) {
+    f(a0, b0);
+    return;
+  }
+  const int last = it.n - 1;
+  const int64_t len = it.size[last], sa = it.sa[last], sb = it.sb[last];
+  int64_t idx[kMaxDims] = {};
+  int64_t a = a0, b = b0;
+  for (;;) {
+    for (int64_t i = 0; i < len; ++i) f(a + i * sa, b + i * sb);
+    int d = last - 1;
+    for (; d >= 0; --d) {
+      a += it.sa[d];
+      b += it.sb[d];
+      if (++idx[d] < it.size[d]) break;
+      a -= it.sa[d] * it.size[d];
+      b -= it.sb[d] * it.size[d];
+      idx[d] = 0;
+    }
+    if (d < 0) return;
+  }
+}
+
+// ---- reduction plans -------------------------------------------------------------
+
+struct ReducePlan {
+  bool mask[kMaxDims] = {};      // reduced input dims
+  int32_t out_dim = 0;
+  int64_t out_sizes[kMaxDims] = {};
+  DimIter outer;                 // kept dims: a = input stride, b = output stride
+  DimIter inner;                 // reduced dims: a = input stride, b = output stride (same-shape plans) or 0
+};
+
+// Parses a dim argument (None, Int or IntList) into `mask` over a rank-`rank` tensor
+// (a 0-dim tensor accepts dim 0 / -1 and reduces nothing). None means all dims; an
+// empty list means all dims when `empty_is_all`, none otherwise. Fails on a dim out
+// of range or repeated.
+bool parse_dim_mask(KernelContext& ctx, const char* op, const EValue* arg, int32_t rank, bool empty_is_all,
+                    bool* mask);
+// Mask with the single dim `d` (normalised; fails when out of range).
+bool single_dim_mask(KernelContext& ctx, const char* op, int64_t d, int32_t rank, bool* mask, int64_t* norm = nullptr);
+inline void all_dims_mask(int32_t rank, bool* mask) {
+  for (int i = 0; i < kMaxDims; ++i) mask[i] = i < rank;
+}
+
+// The shape of `in` reduced over mask.
+void reduced_shape(const Tensor& in, const bool* mask, bool keepdim, int64_t* sizes, int32_t* dim);
+
+// Plan for reducing `in` over `mask` into `out` (resized to the reduced shape).
+bool plan_reduce(KernelContext& ctx, const Tensor& in, const bool* mask, bool keepdim, Tensor& out,
+                 ReducePlan& p);
+// Plan for a row-wise op whose `out` has the shape of `in` (resized to it): the inner
+// space walks the masked dims of both, the outer space the rest.
+bool plan_same_shape(KernelContext& ctx, const Tensor& in, const bool* mask, Tensor& out, ReducePlan& p);
+
+// ---- accumulation ------------------------------------------------------------------
+
+// Accumulator of a sum or product: double for floating outputs, int64 for integral
+// and bool ones (torch casts the input to the output dtype, then accumulates).
+template <class T>
+inline double as_acc_f(T v) { return convert<double>(v); }
+template <class T>
+inline int64_t as_acc_i(T v) { return convert<int64_t>(v); }
+
+// Sum of n elements of x with stride s, in double, with several independent
+// accumulators for a contiguous row.
+template <class T>
+inline double sum_row_f64(const T* x, int64_t n, int64_t s) {
+  if (s == 1) {
+    double acc[4] = {0, 0, 0, 0};
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+      acc[0] += convert<double>(x[i]);
+      acc[1] += convert<double>(x[i + 1]);
+      acc[2] += convert<double>(x[i + 2]);
+      acc[3] += convert<double>(x[i + 3]);
+    }
+    for (; i < n; ++i) acc[0] += convert<double>(x[i]);
+    return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  }
+  double acc = 0;
+  for (int64_t i = 0; i < n; ++i) acc += convert<double>(x[i * s]);
+  return acc;
+}
+
+}  // namespace pte
+
+namespace pte {
+
+// The inner space as one strided row when it has at most one dim.
+inline bool inner_row(const DimIter& it, int64_t* len, int64_t* stride_a, int64_t* stride_b = nullptr) {
+  if (it.n > 1) return false;
+  *len = it.n ? it.size[0] : it.numel;
+  *stride_a = it.n ? it.sa[0] : 1;
+  if (stride_b) *stride_b = it.n ? it.sb[0] : 1;
+  return true;
+}
+
+// Sums `in` over the plan into `out` (already resized), dividing every result by
+// `divisor` (1 for sum, the reduced count for mean). Floating outputs accumulate in
+// double, integral and bool ones in int64 (wrapping). Defined in sum.cpp.
+bool sum_reduce(KernelContext& ctx, const char* op, const ReducePlan& p, const Tensor& in, Tensor& out,
+                double divisor);
+
+}  // namespace pte
+
+namespace pte {
+
+template <class C>
+inline bool isnan_v(C v) {
+  if constexpr (std::is_floating_point_v<C>)
+    return std::isnan(v);
+  else
+    return false;
+}
+
+// True when v replaces `best` in a max (IsMax) or min scan that keeps the first of
+// equal values and lets the first NaN win (torch's max/min/argmax semantics).
+template <bool IsMax, class C>
+inline bool better(C v, C best) {
+  if (isnan_v(best)) return false;
+  if (isnan_v(v)) return true;
+  if constexpr (IsMax)
+    return v > best;
+  else
+    return v < best;
+}
+
+}  // namespace pte

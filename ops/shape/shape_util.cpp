@@ -1,0 +1,239 @@
+#include "ops/shape/shape_util.h"
+
+#include <cstdio>
+
+namespace pte {
+
+View view_of(const Tensor& t) {
+  View v;
+  v.dim = t.dim;
+  for (int d = 0; d < t.dim; ++d) {
+    v.sizes[d] = t.sizes[d];
+    v.strides[d] = t.strides[d];
+  }
+  v.offset = 0;
+  return v;
+}
+
+View contiguous_view(const int64_t* sizes, int32_t dim, int64_t offset) {
+  View v;
+  v.dim = dim;
+  int64_t s = 1;
+  for (int d = dim - 1; d >= 0; --d) {
+    v.sizes[d] = sizes[d];
+    v.strides[d] = s;
+    s *= sizes[d];
+  }
+  v.offset = offset;
+  return v;
+}
+
+namespace {
+
+template <class U>  // U: an unsigned integer of the element's size
+void copy_bytes(void* dst, const View& dv, const void* src, const View& sv) {
+  U* d = static_cast<U*>(dst);
+  const U* s = static_cast<const U*>(src);
+  walk2(dv, sv, [&](int64_t od, int64_t os, int64_t n, int64_t sd, int64_t ss) {
+    if (sd == 1 && ss == 1) {
+      std::memcpy(d + od, s + os, static_cast<size_t>(n) * sizeof(U));
+    } else if (ss == 0) {
+      const U v = s[os];
+      for (int64_t k = 0; k < n; ++k) d[od + k * sd] = v;
+    } else {
+      for (int64_t k = 0; k < n; ++k) d[od + k * sd] = s[os + k * ss];
+    }
+  });
+}
+
+template <class D, class S>
+void copy_convert(void* dst, const View& dv, const void* src, const View& sv) {
+  D* d = static_cast<D*>(dst);
+  const S* s = static_cast<const S*>(src);
+  walk2(dv, sv, [&](int64_t od, int64_t os, int64_t n, int64_t sd, int64_t ss) {
+    for (int64_t k = 0; k < n; ++k) d[od + k * sd] = convert<D>(s[os + k * ss]);
+  });
+}
+
+bool copy_same_dtype(void* dst, const View& dv, const void* src, const View& sv, size_t es) {
+  switch (es) {
+    case 1: copy_bytes<uint8_t>(dst, dv, src, sv); return true;
+    case 2: copy_bytes<uint16_t>(dst, dv, src, sv); return true;
+    case 4: copy_bytes<uint32_t>(dst, dv, src, sv); return true;
+    case 8: copy_bytes<uint64_t>(dst, dv, src, sv); return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+bool copy_view(KernelContext& ctx, const Tensor& dst, const View& dv, const Tensor& src, const View& sv) {
+  if (dst.dtype == src.dtype) {
+    if (copy_same_dtype(dst.data, dv, src.data, sv, dtype_size(dst.dtype))) return true;
+    return ctx.fail("copy: unsupported element type %s", dtype_name(dst.dtype));
+  }
+  bool src_ok = false;
+  bool dst_ok = dispatch_dtype(dst.dtype, [&](auto d) {
+    using D = decltype(d);
+    src_ok = dispatch_dtype(src.dtype, [&](auto s) {
+      using S = decltype(s);
+      copy_convert<D, S>(dst.data, dv, src.data, sv);
+    });
+  });
+  if (!dst_ok || !src_ok) return ctx.fail("cannot convert %s to %s", dtype_name(src.dtype), dtype_name(dst.dtype));
+  return true;
+}
+
+bool copy_tensor(KernelContext& ctx, const Tensor& dst, const Tensor& src) {
+  if (dst.dtype == src.dtype && dst.dim == src.dim) {
+    bool same_layout = true;
+    for (int d = 0; d < dst.dim && same_layout; ++d) same_layout = dst.strides[d] == src.strides[d] || dst.sizes[d] == 1;
+    if (same_layout) {
+      if (dst.data != src.data) std::memcpy(dst.data, src.data, src.nbytes());
+      return true;
+    }
+  }
+  return copy_view(ctx, dst, view_of(dst), src, view_of(src));
+}
+
+bool copy_reshape(KernelContext& ctx, const Tensor& dst, const Tensor& src) {
+  const bool dc = dst.contiguous_order(), sc = src.contiguous_order();
+  if (dc && sc && dst.dtype == src.dtype) {
+    if (dst.data != src.data) std::memcpy(dst.data, src.data, src.nbytes());
+    return true;
+  }
+  if (sc)  // read src row-major in dst's shape
+    return copy_view(ctx, dst, view_of(dst), src, contiguous_view(dst.sizes, dst.dim));
+  if (dc)  // write dst row-major in src's shape
+    return copy_view(ctx, dst, contiguous_view(src.sizes, src.dim), src, view_of(src));
+  // Both permuted: walk the logical index with one counter per side.
+  if (dst.dtype != src.dtype) return ctx.fail("reshape copy between two non-contiguous tensors needs one dtype");
+  const size_t es = dtype_size(dst.dtype);
+  const int64_t n = src.numel();
+  int64_t ci[kMaxDims] = {0}, co[kMaxDims] = {0};
+  int64_t oi = 0, oo = 0;
+  auto* d = static_cast<uint8_t*>(dst.data);
+  auto* s = static_cast<const uint8_t*>(src.data);
+  for (int64_t k = 0; k < n; ++k) {
+    std::memcpy(d + oo * es, s + oi * es, es);
+    for (int j = src.dim - 1; j >= 0; --j) {
+      oi += src.strides[j];
+      if (++ci[j] < src.sizes[j]) break;
+      oi -= src.strides[j] * src.sizes[j];
+      ci[j] = 0;
+    }
+    for (int j = dst.dim - 1; j >= 0; --j) {
+      oo += dst.strides[j];
+      if (++co[j] < dst.sizes[j]) break;
+      oo -= dst.strides[j] * dst.sizes[j];
+      co[j] = 0;
+    }
+  }
+  return true;
+}
+
+namespace {
+template <class U>
+void fill_bytes(void* dst, const View& dv, const void* elem) {
+  U v;
+  std::memcpy(&v, elem, sizeof(U));
+  U* d = static_cast<U*>(dst);
+  walk2(dv, dv, [&](int64_t od, int64_t, int64_t n, int64_t sd, int64_t) {
+    for (int64_t k = 0; k < n; ++k) d[od + k * sd] = v;
+  });
+}
+}  // namespace
+
+void fill_view(const Tensor& dst, const View& dv, const void* elem) {
+  switch (dtype_size(dst.dtype)) {
+    case 1: fill_bytes<uint8_t>(dst.data, dv, elem); break;
+    case 2: fill_bytes<uint16_t>(dst.data, dv, elem); break;
+    case 4: fill_bytes<uint32_t>(dst.data, dv, elem); break;
+    case 8: fill_bytes<uint64_t>(dst.data, dv, elem); break;
+    default: break;
+  }
+}
+
+bool scalar_to_element(KernelContext& ctx, const EValue* v, DType dt, void* elem, const char* arg) {
+  if (!v || (v->tag != Tag::Int && v->tag != Tag::Double && v->tag != Tag::Bool))
+    return ctx.fail("argument %s: expected a Scalar (Int, Double or Bool), got %s", arg, v ? tag_name(v->tag) : "nothing");
+  std::memset(elem, 0, 8);
+  bool ok = dispatch_dtype(dt, [&](auto t) {
+    using T = decltype(t);
+    T x = v->tag == Tag::Int ? convert<T>(v->i) : v->tag == Tag::Bool ? convert<T>(v->b) : convert<T>(v->d);
+    std::memcpy(elem, &x, sizeof(T));
+  });
+  if (!ok) return ctx.fail("argument %s: cannot write a Scalar as %s", arg, dtype_name(dt));
+  return true;
+}
+
+bool arg_tensor(KernelContext& ctx, EValue* v, const char* name, Tensor*& t) {
+  if (!expect_tag(ctx, v, Tag::Tensor, name)) return false;
+  t = v->t;
+  return true;
+}
+
+bool arg_int(KernelContext& ctx, const EValue* v, const char* name, int64_t& out) {
+  if (v && v->tag == Tag::Bool) {  // a bool passed where an int is expected
+    out = v->b;
+    return true;
+  }
+  if (!expect_tag(ctx, v, Tag::Int, name)) return false;
+  out = v->i;
+  return true;
+}
+
+bool arg_opt_int(KernelContext& ctx, const EValue* v, const char* name, int64_t& out, bool& present) {
+  present = v && v->tag != Tag::None;
+  if (!present) return true;
+  return arg_int(ctx, v, name, out);
+}
+
+bool arg_bool(KernelContext& ctx, const EValue* v, const char* name, bool& out) {
+  if (v && v->tag == Tag::Int) {
+    out = v->i != 0;
+    return true;
+  }
+  if (!expect_tag(ctx, v, Tag::Bool, name)) return false;
+  out = v->b;
+  return true;
+}
+
+bool arg_int_list(KernelContext& ctx, const EValue* v, const char* name, const int64_t*& data, size_t& n) {
+  if (v && v->tag == Tag::Int) {  // an int[1] argument given as a single int
+    data = &v->i;
+    n = 1;
+    return true;
+  }
+  if (!expect_tag(ctx, v, Tag::IntList, name)) return false;
+  data = v->int_list(&n);
+  return true;
+}
+
+bool arg_dim(KernelContext& ctx, const EValue* v, const char* name, int64_t rank, int64_t& dim) {
+  if (!arg_int(ctx, v, name, dim)) return false;
+  int64_t d = dim;
+  if (!normalize_dim(d, rank))
+    return ctx.fail("argument %s: dimension %lld out of range for a %lld-d tensor", name, static_cast<long long>(dim),
+                    static_cast<long long>(rank));
+  dim = d;
+  return true;
+}
+
+bool fail_index(KernelContext& ctx, const char* op, int64_t i, int64_t d, int64_t size) {
+  return ctx.fail("%s: index %lld is out of bounds for dimension %lld with size %lld", op, static_cast<long long>(i),
+                  static_cast<long long>(d), static_cast<long long>(size));
+}
+
+const char* shape_string(const int64_t* sizes, int32_t dim, char* buf, size_t cap) {
+  size_t p = 0;
+  if (cap == 0) return buf;
+  buf[0] = 0;
+  p += std::snprintf(buf + p, cap - p, "[");
+  for (int i = 0; i < dim && p < cap; ++i)
+    p += std::snprintf(buf + p, cap - p, i ? ",%lld" : "%lld", static_cast<long long>(sizes[i]));
+  if (p < cap) std::snprintf(buf + p, cap - p, "]");
+  return buf;
+}
+
+}  // namespace pte
