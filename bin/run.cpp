@@ -181,7 +181,14 @@ int cmd_run(int argc, char** argv) {
     if (!minfo) return fail(a.model + ": no method named '" + a.method + "' (methods: " + method_list(pinfo) + ")");
   }
 
-  // Inputs: parse, then check against the signature before loading the method.
+  // Load first: an unsupported operator or delegate is reported whatever the inputs.
+  Program::MethodOptions mopts;
+  mopts.num_threads = a.threads;
+  std::unique_ptr<Method> method;
+  s = program->load_method(minfo->name, mopts, &method);
+  if (!s) return fail(s.message());
+
+  // Inputs: parse, then check against the signature.
   std::vector<util::HostValue> values(a.inputs.size());
   for (size_t k = 0; k < a.inputs.size(); ++k) {
     Status ps = util::parse_input_spec(a.inputs[k], &values[k]);
@@ -199,12 +206,6 @@ int cmd_run(int argc, char** argv) {
     Status bs = util::bind_input(*minfo, k, values[k], &check);
     if (!bs) return fail_with_signature(bs.message(), *minfo);
   }
-
-  Program::MethodOptions mopts;
-  mopts.num_threads = a.threads;
-  std::unique_ptr<Method> method;
-  s = program->load_method(minfo->name, mopts, &method);
-  if (!s) return fail(s.message());
 
   std::vector<util::BoundInput> bound;
   s = util::set_inputs(*method, values, &bound);

@@ -131,7 +131,7 @@ bool div_out(KernelContext& ctx, EValue** args) { return div_tensor(ctx, args[0]
 
 // args: self, other, rounding_mode, out, return
 bool div_out_mode(KernelContext& ctx, EValue** args) {
-  Mode mode;
+  Mode mode = Mode::True;
   if (!parse_mode(ctx, args[2], mode)) return false;
   return div_tensor(ctx, args[0], args[1], args[3], mode);
 }
@@ -141,7 +141,7 @@ bool div_scalar_out(KernelContext& ctx, EValue** args) { return div_scalar(ctx, 
 
 // args: self, other (Scalar), rounding_mode, out, return
 bool div_scalar_mode_out(KernelContext& ctx, EValue** args) {
-  Mode mode;
+  Mode mode = Mode::True;
   if (!parse_mode(ctx, args[2], mode)) return false;
   return div_scalar(ctx, args[0], args[1], args[3], mode);
 }

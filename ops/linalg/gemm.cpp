@@ -27,7 +27,8 @@ constexpr int64_t kNr = 16;    // micro-tile columns (two AVX vectors)
 constexpr int64_t kKc = 256;   // K block: a packed B sliver is kKc*16 floats = 16 KiB
 constexpr int64_t kMc = 120;   // max rows of a thread tile (A block 120 KiB)
 constexpr int64_t kNc = 512;   // max columns of a thread tile
-constexpr double kMinParallelFlops = 65536.0;
+constexpr int64_t kGemvChunk = 4096;  // GEMV row sweep: 16 KiB of accumulators (L1)
+constexpr double kMinParallelFlops = 2.0e6;  // below this, waking threads costs more
 
 inline int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
@@ -61,96 +62,99 @@ inline void store_tile(const float* t, int mr, int64_t nc, float* c, int64_t c_r
 }
 
 // ---- portable micro-kernel ----------------------------------------------------
+// One row at a time (16 accumulators the compiler keeps in vector registers); the
+// B sliver is re-read from L1 for each row.
 
-template <int MR>
-void ukernel_scalar(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, const float* b, int64_t b_rs, float* c,
-                    int64_t c_rs, int64_t c_cs, int64_t nc, bool first, float alpha) {
-  float acc[MR][kNr] = {};
-  for (int64_t k = 0; k < kc; ++k) {
-    const float* brow = b + k * b_rs;
-    for (int r = 0; r < MR; ++r) {
-      float av = a[r * a_rs + k * a_cs];
-      for (int j = 0; j < kNr; ++j) acc[r][j] += av * brow[j];
+void ukernel_scalar(int mr, int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, const float* b, int64_t b_rs,
+                    float* c, int64_t c_rs, int64_t c_cs, int64_t nc, bool first, float alpha) {
+  float t[kMr * kNr];
+  for (int r = 0; r < mr; ++r) {
+    float acc[kNr] = {};
+    const float* ar = a + r * a_rs;
+    for (int64_t k = 0; k < kc; ++k) {
+      const float av = ar[k * a_cs];
+      const float* brow = b + k * b_rs;
+      for (int j = 0; j < kNr; ++j) acc[j] += av * brow[j];
     }
+    for (int j = 0; j < kNr; ++j) t[r * kNr + j] = alpha * acc[j];
   }
-  float t[MR * kNr];
-  for (int r = 0; r < MR; ++r)
-    for (int j = 0; j < kNr; ++j) t[r * kNr + j] = alpha * acc[r][j];
-  store_tile(t, MR, nc, c, c_rs, c_cs, first);
+  store_tile(t, mr, nc, c, c_rs, c_cs, first);
 }
-
-using UkernelFn = void (*)(int64_t, const float*, int64_t, int64_t, const float*, int64_t, float*, int64_t, int64_t,
-                           int64_t, bool, float);
-
-constexpr UkernelFn kScalarKernels[kMr + 1] = {nullptr,
-                                               ukernel_scalar<1>,
-                                               ukernel_scalar<2>,
-                                               ukernel_scalar<3>,
-                                               ukernel_scalar<4>,
-                                               ukernel_scalar<5>,
-                                               ukernel_scalar<6>};
 
 // ---- AVX2 + FMA micro-kernel ----------------------------------------------------
+// 6 rows x 16 columns in 12 named accumulators (arrays of __m256 get spilled by
+// GCC). Rows past `mr` read row 0 again and are discarded at the store.
 
-template <int MR>
-__attribute__((target("avx2,fma"))) void ukernel_avx2_fma(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs,
-                                                          const float* b, int64_t b_rs, float* c, int64_t c_rs,
-                                                          int64_t c_cs, int64_t nc, bool first, float alpha) {
-  __m256 acc0[MR], acc1[MR];
-  for (int r = 0; r < MR; ++r) acc0[r] = acc1[r] = _mm256_setzero_ps();
-  if (a_cs == 1) {
-    for (int64_t k = 0; k < kc; ++k) {
-      __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
-      b += b_rs;
-      for (int r = 0; r < MR; ++r) {
-        __m256 av = _mm256_broadcast_ss(a + r * a_rs + k);
-        acc0[r] = _mm256_fmadd_ps(av, b0, acc0[r]);
-        acc1[r] = _mm256_fmadd_ps(av, b1, acc1[r]);
-      }
-    }
-  } else {
-    for (int64_t k = 0; k < kc; ++k) {
-      __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
-      b += b_rs;
-      for (int r = 0; r < MR; ++r) {
-        __m256 av = _mm256_broadcast_ss(a + r * a_rs + k * a_cs);
-        acc0[r] = _mm256_fmadd_ps(av, b0, acc0[r]);
-        acc1[r] = _mm256_fmadd_ps(av, b1, acc1[r]);
-      }
-    }
+__attribute__((target("avx2,fma"))) void ukernel_avx2_fma(int mr, int64_t kc, const float* a, int64_t a_rs,
+                                                          int64_t a_cs, const float* b, int64_t b_rs, float* c,
+                                                          int64_t c_rs, int64_t c_cs, int64_t nc, bool first,
+                                                          float alpha) {
+  const float* a0 = a;
+  const float* a1 = mr > 1 ? a + a_rs : a;
+  const float* a2 = mr > 2 ? a + 2 * a_rs : a;
+  const float* a3 = mr > 3 ? a + 3 * a_rs : a;
+  const float* a4 = mr > 4 ? a + 4 * a_rs : a;
+  const float* a5 = mr > 5 ? a + 5 * a_rs : a;
+  __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+  __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+  for (int64_t k = 0; k < kc; ++k) {
+    const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+    b += b_rs;
+    const int64_t o = k * a_cs;
+    __m256 av = _mm256_broadcast_ss(a0 + o);
+    c00 = _mm256_fmadd_ps(av, b0, c00);
+    c01 = _mm256_fmadd_ps(av, b1, c01);
+    av = _mm256_broadcast_ss(a1 + o);
+    c10 = _mm256_fmadd_ps(av, b0, c10);
+    c11 = _mm256_fmadd_ps(av, b1, c11);
+    av = _mm256_broadcast_ss(a2 + o);
+    c20 = _mm256_fmadd_ps(av, b0, c20);
+    c21 = _mm256_fmadd_ps(av, b1, c21);
+    av = _mm256_broadcast_ss(a3 + o);
+    c30 = _mm256_fmadd_ps(av, b0, c30);
+    c31 = _mm256_fmadd_ps(av, b1, c31);
+    av = _mm256_broadcast_ss(a4 + o);
+    c40 = _mm256_fmadd_ps(av, b0, c40);
+    c41 = _mm256_fmadd_ps(av, b1, c41);
+    av = _mm256_broadcast_ss(a5 + o);
+    c50 = _mm256_fmadd_ps(av, b0, c50);
+    c51 = _mm256_fmadd_ps(av, b1, c51);
   }
   const __m256 va = _mm256_set1_ps(alpha);
+  alignas(32) float t[kMr * kNr];
+  _mm256_store_ps(t + 0, _mm256_mul_ps(c00, va));
+  _mm256_store_ps(t + 8, _mm256_mul_ps(c01, va));
+  _mm256_store_ps(t + 16, _mm256_mul_ps(c10, va));
+  _mm256_store_ps(t + 24, _mm256_mul_ps(c11, va));
+  _mm256_store_ps(t + 32, _mm256_mul_ps(c20, va));
+  _mm256_store_ps(t + 40, _mm256_mul_ps(c21, va));
+  _mm256_store_ps(t + 48, _mm256_mul_ps(c30, va));
+  _mm256_store_ps(t + 56, _mm256_mul_ps(c31, va));
+  _mm256_store_ps(t + 64, _mm256_mul_ps(c40, va));
+  _mm256_store_ps(t + 72, _mm256_mul_ps(c41, va));
+  _mm256_store_ps(t + 80, _mm256_mul_ps(c50, va));
+  _mm256_store_ps(t + 88, _mm256_mul_ps(c51, va));
   if (nc == kNr && c_cs == 1) {
-    for (int r = 0; r < MR; ++r) {
+    for (int r = 0; r < mr; ++r) {
       float* cr = c + r * c_rs;
-      if (first) {
-        _mm256_storeu_ps(cr, _mm256_mul_ps(acc0[r], va));
-        _mm256_storeu_ps(cr + 8, _mm256_mul_ps(acc1[r], va));
-      } else {
-        _mm256_storeu_ps(cr, _mm256_fmadd_ps(acc0[r], va, _mm256_loadu_ps(cr)));
-        _mm256_storeu_ps(cr + 8, _mm256_fmadd_ps(acc1[r], va, _mm256_loadu_ps(cr + 8)));
+      __m256 x0 = _mm256_load_ps(t + r * kNr), x1 = _mm256_load_ps(t + r * kNr + 8);
+      if (!first) {
+        x0 = _mm256_add_ps(x0, _mm256_loadu_ps(cr));
+        x1 = _mm256_add_ps(x1, _mm256_loadu_ps(cr + 8));
       }
+      _mm256_storeu_ps(cr, x0);
+      _mm256_storeu_ps(cr + 8, x1);
     }
   } else {
-    alignas(32) float t[MR * kNr];
-    for (int r = 0; r < MR; ++r) {
-      _mm256_store_ps(t + r * kNr, _mm256_mul_ps(acc0[r], va));
-      _mm256_store_ps(t + r * kNr + 8, _mm256_mul_ps(acc1[r], va));
-    }
-    store_tile(t, MR, nc, c, c_rs, c_cs, first);
+    store_tile(t, mr, nc, c, c_rs, c_cs, first);
   }
 }
 
-constexpr UkernelFn kAvx2Kernels[kMr + 1] = {nullptr,
-                                             ukernel_avx2_fma<1>,
-                                             ukernel_avx2_fma<2>,
-                                             ukernel_avx2_fma<3>,
-                                             ukernel_avx2_fma<4>,
-                                             ukernel_avx2_fma<5>,
-                                             ukernel_avx2_fma<6>};
+using UkernelFn = void (*)(int, int64_t, const float*, int64_t, int64_t, const float*, int64_t, float*, int64_t,
+                           int64_t, int64_t, bool, float);
 
 // The blocked loop nest shared by both ISAs.
-inline void gemm_tile(const UkernelFn* kernels, const GemmF32& g, int64_t bi, int64_t m0, int64_t m1, int64_t n0,
+inline void gemm_tile(UkernelFn kernel, const GemmF32& g, int64_t bi, int64_t m0, int64_t m1, int64_t n0,
                       int64_t n1) {
   const float* A = g.a + bi * g.a_bs;
   const float* B = g.b + bi * g.b_bs;
@@ -165,7 +169,7 @@ inline void gemm_tile(const UkernelFn* kernels, const GemmF32& g, int64_t bi, in
       const float* bp = b_sliver(g, B, p0, kc, j0, nc, buf, &bstride);
       for (int64_t i0 = m0; i0 < m1; i0 += kMr) {
         int mr = static_cast<int>(std::min(kMr, m1 - i0));
-        kernels[mr](kc, A + i0 * g.a_rs + p0 * g.a_cs, g.a_rs, g.a_cs, bp, bstride, C + i0 * g.c_rs + j0 * g.c_cs,
+        kernel(mr, kc, A + i0 * g.a_rs + p0 * g.a_cs, g.a_rs, g.a_cs, bp, bstride, C + i0 * g.c_rs + j0 * g.c_cs,
                     g.c_rs, g.c_cs, nc, first, g.alpha);
       }
     }
@@ -194,18 +198,32 @@ void gemm_f32_ref(const GemmF32& g) {
 }
 
 void gemm_f32_scalar(const GemmF32& g, int64_t bi, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
-  gemm_tile(kScalarKernels, g, bi, m0, m1, n0, n1);
+  gemm_tile(ukernel_scalar, g, bi, m0, m1, n0, n1);
 }
 
 void gemm_f32_avx2_fma(const GemmF32& g, int64_t bi, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
-  gemm_tile(kAvx2Kernels, g, bi, m0, m1, n0, n1);
+  gemm_tile(ukernel_avx2_fma, g, bi, m0, m1, n0, n1);
 }
 
 void gemv_f32_scalar(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) {
   const float* a = g.a + bi * g.a_bs;
   const float* B = g.b + bi * g.b_bs;
   float* c = g.c + bi * g.c_bs;
-  for (int64_t j = n0; j < n1; ++j) {
+  if (g.b_cs == 1) {  // stream B row by row into a chunk of accumulators
+    float acc[kGemvChunk];
+    for (int64_t j0 = n0; j0 < n1; j0 += kGemvChunk) {
+      const int64_t nj = std::min(kGemvChunk, n1 - j0);
+      for (int64_t j = 0; j < nj; ++j) acc[j] = 0.0f;
+      for (int64_t k = 0; k < g.K; ++k) {
+        const float xk = a[k * g.a_cs];
+        const float* br = B + k * g.b_rs + j0;
+        for (int64_t j = 0; j < nj; ++j) acc[j] += xk * br[j];
+      }
+      for (int64_t j = 0; j < nj; ++j) gemv_finish(g, c, j0 + j, acc[j]);
+    }
+    return;
+  }
+  for (int64_t j = n0; j < n1; ++j) {  // one dot product per column
     float s = 0.0f;
     for (int64_t k = 0; k < g.K; ++k) s += a[k * g.a_cs] * B[k * g.b_rs + j * g.b_cs];
     gemv_finish(g, c, j, s);
@@ -265,38 +283,24 @@ __attribute__((target("avx2,fma"))) void gemv_f32_avx2_fma(const GemmF32& g, int
     return;
   }
   if (g.b_cs == 1) {
-    // B rows contiguous along N: sweep the rows, 32 columns of accumulators at a time.
-    int64_t j = n0;
-    for (; j + 32 <= n1; j += 32) {
-      __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-      const float* bj = B + j;
+    // B rows contiguous along N: stream B row by row (y[chunk] += x[k] * B[k, chunk])
+    // with the chunk's accumulators in L1; rows are read sequentially.
+    alignas(32) float acc[kGemvChunk];
+    constexpr int64_t kChunk = kGemvChunk;
+    for (int64_t j0 = n0; j0 < n1; j0 += kChunk) {
+      const int64_t nj = std::min(kChunk, n1 - j0);
+      const int64_t nv = nj / 8 * 8;
+      for (int64_t j = 0; j < nj; ++j) acc[j] = 0.0f;
       for (int64_t k = 0; k < K; ++k) {
-        __m256 av = _mm256_broadcast_ss(a + k * g.a_cs);
-        const float* br = bj + k * g.b_rs;
-        s0 = _mm256_fmadd_ps(av, _mm256_loadu_ps(br), s0);
-        s1 = _mm256_fmadd_ps(av, _mm256_loadu_ps(br + 8), s1);
-        s2 = _mm256_fmadd_ps(av, _mm256_loadu_ps(br + 16), s2);
-        s3 = _mm256_fmadd_ps(av, _mm256_loadu_ps(br + 24), s3);
+        const float xk = a[k * g.a_cs];
+        const __m256 av = _mm256_set1_ps(xk);
+        const float* br = B + k * g.b_rs + j0;
+        int64_t j = 0;
+        for (; j < nv; j += 8)
+          _mm256_store_ps(acc + j, _mm256_fmadd_ps(av, _mm256_loadu_ps(br + j), _mm256_load_ps(acc + j)));
+        for (; j < nj; ++j) acc[j] += xk * br[j];
       }
-      alignas(32) float t[32];
-      _mm256_store_ps(t, s0);
-      _mm256_store_ps(t + 8, s1);
-      _mm256_store_ps(t + 16, s2);
-      _mm256_store_ps(t + 24, s3);
-      for (int q = 0; q < 32; ++q) gemv_finish(g, c, j + q, t[q]);
-    }
-    for (; j + 8 <= n1; j += 8) {
-      __m256 s = _mm256_setzero_ps();
-      for (int64_t k = 0; k < K; ++k)
-        s = _mm256_fmadd_ps(_mm256_broadcast_ss(a + k * g.a_cs), _mm256_loadu_ps(B + k * g.b_rs + j), s);
-      alignas(32) float t[8];
-      _mm256_store_ps(t, s);
-      for (int q = 0; q < 8; ++q) gemv_finish(g, c, j + q, t[q]);
-    }
-    for (; j < n1; ++j) {
-      float s = 0.0f;
-      for (int64_t k = 0; k < K; ++k) s += a[k * g.a_cs] * B[k * g.b_rs + j];
-      gemv_finish(g, c, j, s);
+      for (int64_t j = 0; j < nj; ++j) gemv_finish(g, c, j0 + j, acc[j]);
     }
     return;
   }

@@ -73,7 +73,7 @@ bool correction_arg(KernelContext& ctx, const char* op, const EValue* v, double*
 }
 
 bool var_correction(KernelContext& ctx, EValue** args, const char* op, bool take_sqrt, bool with_mean) {
-  double c;
+  double c = 1.0;
   if (!correction_arg(ctx, op, args[2], &c)) return false;
   return var_common(ctx, op, args, c, take_sqrt, 3, 4, with_mean);
 }

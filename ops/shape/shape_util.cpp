@@ -15,6 +15,18 @@ View view_of(const Tensor& t) {
   return v;
 }
 
+View broadcast_view(const Tensor& t, const int64_t* sizes, int32_t dim) {
+  View v;
+  v.dim = dim;
+  v.offset = 0;
+  for (int d = 0; d < dim; ++d) {
+    const int td = t.dim - dim + d;
+    v.sizes[d] = sizes[d];
+    v.strides[d] = (td >= 0 && t.sizes[td] != 1) ? t.strides[td] : 0;
+  }
+  return v;
+}
+
 View contiguous_view(const int64_t* sizes, int32_t dim, int64_t offset) {
   View v;
   v.dim = dim;

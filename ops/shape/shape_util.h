@@ -10,6 +10,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdlib>
+#include <type_traits>
 #include <utility>
 
 #include "ops/util.h"
@@ -28,21 +29,35 @@ struct View {
 
 // The tensor's own logical dims, strides and offset 0.
 View view_of(const Tensor& t);
+// t broadcast to `sizes` (numpy rules, t aligned to the right): stride 0 where t has
+// size 1 or no dim. The caller has checked that t broadcasts.
+View broadcast_view(const Tensor& t, const int64_t* sizes, int32_t dim);
 // A row-major view of `dim` sizes over memory starting at `offset`.
 View contiguous_view(const int64_t* sizes, int32_t dim, int64_t offset = 0);
 
 // Visits N views of the same dim and sizes together, run by run:
 //   fn(off, n, step) covers elements off[v] + k*step[v] of view v, for k < n.
+// fn may return bool: false stops the walk (walk_views then returns false).
 // With logical_order the runs come in row-major order of the logical index (needed when
 // the visit order matters: masked_select, nonzero, scatter); otherwise in the first
 // view's memory order.
+template <class Fn>
+inline bool walk_call(Fn& fn, const int64_t* off, int64_t n, const int64_t* step) {
+  if constexpr (std::is_same_v<decltype(fn(off, n, step)), bool>) {
+    return fn(off, n, step);
+  } else {
+    fn(off, n, step);
+    return true;
+  }
+}
+
 template <int N, class Fn>
-inline void walk_views(const View* const* v, Fn&& fn, bool logical_order = false) {
+inline bool walk_views(const View* const* v, Fn&& fn, bool logical_order = false) {
   int64_t sz[kMaxViewDims], st[kMaxViewDims][N];
   const View& a = *v[0];
   int n = 0;
   for (int d = 0; d < a.dim; ++d) {
-    if (a.sizes[d] == 0) return;
+    if (a.sizes[d] == 0) return true;
     if (a.sizes[d] == 1) continue;
     sz[n] = a.sizes[d];
     for (int j = 0; j < N; ++j) st[n][j] = v[j]->strides[d];
@@ -74,14 +89,11 @@ inline void walk_views(const View* const* v, Fn&& fn, bool logical_order = false
     off[j] = v[j]->offset;
     step[j] = n ? st[n - 1][j] : 1;
   }
-  if (n == 0) {
-    fn(static_cast<const int64_t*>(off), int64_t{1}, static_cast<const int64_t*>(step));
-    return;
-  }
+  if (n == 0) return walk_call(fn, off, 1, step);
   const int64_t inner = sz[n - 1];
   int64_t idx[kMaxViewDims] = {0};
   for (;;) {
-    fn(static_cast<const int64_t*>(off), inner, static_cast<const int64_t*>(step));
+    if (!walk_call(fn, off, inner, step)) return false;
     int d = n - 2;
     for (; d >= 0; --d) {
       for (int j = 0; j < N; ++j) off[j] += st[d][j];
@@ -89,23 +101,37 @@ inline void walk_views(const View* const* v, Fn&& fn, bool logical_order = false
       for (int j = 0; j < N; ++j) off[j] -= st[d][j] * sz[d];
       idx[d] = 0;
     }
-    if (d < 0) return;
+    if (d < 0) return true;
   }
 }
 
-// Two views: fn(a_off, b_off, n, a_step, b_step).
+// Two views: fn(a_off, b_off, n, a_step, b_step) (void, or bool to stop early).
 template <class Fn>
-inline void walk2(const View& a, const View& b, Fn&& fn, bool logical_order = false) {
+inline bool walk2(const View& a, const View& b, Fn&& fn, bool logical_order = false) {
   const View* v[2] = {&a, &b};
-  walk_views<2>(v, [&](const int64_t* o, int64_t n, const int64_t* s) { fn(o[0], o[1], n, s[0], s[1]); }, logical_order);
+  return walk_views<2>(v, [&](const int64_t* o, int64_t n, const int64_t* s) { return fn(o[0], o[1], n, s[0], s[1]); },
+                       logical_order);
 }
 
 // Three views: fn(a_off, b_off, c_off, n, a_step, b_step, c_step).
 template <class Fn>
-inline void walk3(const View& a, const View& b, const View& c, Fn&& fn, bool logical_order = false) {
+inline bool walk3(const View& a, const View& b, const View& c, Fn&& fn, bool logical_order = false) {
   const View* v[3] = {&a, &b, &c};
-  walk_views<3>(v, [&](const int64_t* o, int64_t n, const int64_t* s) { fn(o[0], o[1], o[2], n, s[0], s[1], s[2]); },
-                logical_order);
+  return walk_views<3>(
+      v, [&](const int64_t* o, int64_t n, const int64_t* s) { return fn(o[0], o[1], o[2], n, s[0], s[1], s[2]); },
+      logical_order);
+}
+
+// Calls f(U{}) with U an unsigned integer of `size` bytes (1, 2, 4, 8); false otherwise.
+template <class F>
+inline bool dispatch_size(size_t size, F&& f) {
+  switch (size) {
+    case 1: f(uint8_t{}); return true;
+    case 2: f(uint16_t{}); return true;
+    case 4: f(uint32_t{}); return true;
+    case 8: f(uint64_t{}); return true;
+    default: return false;
+  }
 }
 
 // Calls f(T{}) with T the C++ type of dtype `dt` (the ten standard dtypes); false otherwise.

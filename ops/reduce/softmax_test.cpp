@@ -1,0 +1,77 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "op_harness.h"
+
+using pte::test::Harness;
+using pte::Dynamism;
+using pte::Half;
+
+static const double kSm[3] = {0.09003057317038046, 0.24472847105479764, 0.6652409557748218};
+static const double kLsm[3] = {-2.4076059644443806, -1.4076059644443804, -0.4076059644443804};
+
+TEST_CASE("_softmax.out / _log_softmax.out: last dim, stable for large values") {
+  Harness h;
+  auto* x = h.tensor<float>({2, 3}, {1, 2, 3, 1001, 1002, 1003});
+  auto* o = h.out<float>({2, 3});
+  REQUIRE(h.call("aten::_softmax.out", {x, h.i(-1), h.b(false), o}));
+  auto r = Harness::values<float>(o);
+  for (int k = 0; k < 6; ++k) CHECK(r[k] == doctest::Approx(kSm[k % 3]));
+  REQUIRE(h.call("aten::_log_softmax.out", {x, h.i(1), h.b(false), o}));
+  r = Harness::values<float>(o);
+  for (int k = 0; k < 6; ++k) CHECK(r[k] == doctest::Approx(kLsm[k % 3]));
+}
+
+TEST_CASE("_softmax.out: non-last dim on a non-contiguous input, dynamic out, -inf and NaN rows") {
+  Harness h;
+  // logical [[1,5],[2,5],[3,5]] ([3,2]) stored column-major; softmax over dim 0
+  auto* x = h.tensor<double>({3, 2}, {1, 2, 3, 5, 5, 5}, Dynamism::Static, {1, 0});
+  auto* o = h.out<double>({1}, 6);
+  REQUIRE(h.call("aten::_softmax.out", {x, h.i(0), h.b(false), o}));
+  CHECK(Harness::shape(o) == std::vector<int64_t>{3, 2});
+  auto r = Harness::values<double>(o);
+  for (int i = 0; i < 3; ++i) {
+    CHECK(r[i * 2] == doctest::Approx(kSm[i]));
+    CHECK(r[i * 2 + 1] == doctest::Approx(1.0 / 3));
+  }
+  // masked attention row: -inf entries get 0, an all -inf row is NaN (as torch)
+  auto* m = h.tensor<float>({2, 2}, {0, -INFINITY, -INFINITY, -INFINITY});
+  auto* om = h.out<float>({2, 2});
+  REQUIRE(h.call("aten::_softmax.out", {m, h.i(1), h.b(false), om}));
+  auto rm = Harness::values<float>(om);
+  CHECK(rm[0] == 1.0f);
+  CHECK(rm[1] == 0.0f);
+  CHECK(std::isnan(rm[2]));
+  CHECK(std::isnan(rm[3]));
+}
+
+TEST_CASE("_softmax.out: half, half_to_float, softmax.int_out with dtype") {
+  Harness h;
+  auto* x = h.tensor<Half>({3}, {Half(1.f), Half(2.f), Half(3.f)});
+  auto* oh = h.out<Half>({3});
+  REQUIRE(h.call("aten::_softmax.out", {x, h.i(0), h.b(false), oh}));
+  auto rh = Harness::values<Half>(oh);
+  for (int k = 0; k < 3; ++k) CHECK(float(rh[k]) == doctest::Approx(kSm[k]).epsilon(1e-3));
+  auto* of = h.out<float>({3});
+  REQUIRE(h.call("aten::_softmax.out", {x, h.i(0), h.b(true), of}));
+  auto rf = Harness::values<float>(of);
+  for (int k = 0; k < 3; ++k) CHECK(rf[k] == doctest::Approx(kSm[k]));
+  REQUIRE(h.call("aten::log_softmax.int_out", {x, h.i(0), h.i(6), of}));
+  rf = Harness::values<float>(of);
+  for (int k = 0; k < 3; ++k) CHECK(rf[k] == doctest::Approx(kLsm[k]));
+  REQUIRE(h.call("aten::softmax.int_out", {x, h.i(0), h.none(), oh}));
+  CHECK(float(Harness::values<Half>(oh)[2]) == doctest::Approx(kSm[2]).epsilon(1e-3));
+}
+
+TEST_CASE("_softmax.out: errors") {
+  Harness h;
+  auto* x = h.tensor<float>({3}, {1, 2, 3});
+  auto* oh = h.out<Half>({3});
+  CHECK_FALSE(h.call("aten::_softmax.out", {x, h.i(0), h.b(false), oh}));
+  CHECK(h.message.find("dtype") != std::string::npos);
+  auto* o = h.out<float>({3});
+  CHECK_FALSE(h.call("aten::_softmax.out", {x, h.i(1), h.b(false), o}));
+  auto* xi = h.tensor<int32_t>({3}, {1, 2, 3});
+  CHECK_FALSE(h.call("aten::_softmax.out", {xi, h.i(0), h.b(false), o}));
+}

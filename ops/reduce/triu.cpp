@@ -1,0 +1,56 @@
+// aten::triu.out(Tensor self, int diagonal=0, *, Tensor(a!) out)
+// aten::tril.out(Tensor self, int diagonal=0, *, Tensor(a!) out)
+//
+// Over the last two dims (rows r, cols c) of a tensor with at least 2 dims: triu
+// keeps the elements with c - r >= diagonal, tril those with c - r <= diagonal; the
+// others become 0. Leading dims are batch dims. Any dtype; out has self's dtype.
+#include "ops/reduce/reduce_util.h"
+
+namespace pte {
+
+namespace {
+
+template <class T, bool Upper>
+void tri_typed(const Tensor& in, Tensor& out, int64_t diag) {
+  const T* x = in.ptr<T>();
+  T* y = out.ptr<T>();
+  DimIter batch;
+  for (int d = 0; d < in.dim - 2; ++d) batch.push(in.sizes[d], in.strides[d], out.strides[d]);
+  batch.simplify();
+  const int64_t R = in.sizes[in.dim - 2], C = in.sizes[in.dim - 1];
+  const int64_t rs_in = in.strides[in.dim - 2], cs_in = in.strides[in.dim - 1];
+  const int64_t rs_out = out.strides[out.dim - 2], cs_out = out.strides[out.dim - 1];
+  for_each(batch, 0, 0, [&](int64_t a, int64_t b) {
+    for (int64_t r = 0; r < R; ++r) {
+      const T* xr = x + a + r * rs_in;
+      T* yr = y + b + r * rs_out;
+      for (int64_t c = 0; c < C; ++c) {
+        const bool keep = Upper ? c - r >= diag : c - r <= diag;
+        yr[c * cs_out] = keep ? xr[c * cs_in] : convert<T>(0);
+      }
+    }
+  });
+}
+
+template <bool Upper>
+bool tri_common(KernelContext& ctx, EValue** args, const char* op) {
+  if (!expect_tag(ctx, args[0], Tag::Tensor, "self") || !expect_tag(ctx, args[1], Tag::Int, "diagonal") ||
+      !expect_tag(ctx, args[2], Tag::Tensor, "out"))
+    return false;
+  const Tensor& in = *args[0]->t;
+  Tensor& out = *args[2]->t;
+  if (in.dim < 2) return ctx.fail("%s: input must have at least 2 dims, got %d", op, in.dim);
+  if (out.dtype != in.dtype)
+    return ctx.fail("%s: out dtype %s must match input dtype %s", op, dtype_name(out.dtype), dtype_name(in.dtype));
+  if (!resize_output_like(ctx, out, in)) return false;
+  bool ok = visit_any_dtype(in.dtype, [&](auto tag) { tri_typed<typename decltype(tag)::type, Upper>(in, out, args[1]->i); });
+  if (!ok) return ctx.fail("%s: unsupported dtype %s", op, dtype_name(in.dtype));
+  return true;
+}
+
+}  // namespace
+
+bool triu_out(KernelContext& ctx, EValue** args) { return tri_common<true>(ctx, args, "triu.out"); }
+bool tril_out(KernelContext& ctx, EValue** args) { return tri_common<false>(ctx, args, "tril.out"); }
+
+}  // namespace pte

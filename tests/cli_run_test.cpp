@@ -1,0 +1,315 @@
+// CLI tests: spawn the built pte-run (path in $PTE_RUN, set by tests/meson.build;
+// else bin/pte-run beside this test binary's build dir) on corpus files, parse its
+// --json output with util/json, and check exit codes and error lines.
+#include <doctest/doctest.h>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "util/json.h"
+#include "util/npy.h"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kCorpus = "../shared/pte-corpus/";
+
+std::string pte_run_path() {
+  if (const char* p = std::getenv("PTE_RUN")) return p;
+  // build/tests/pte-tests -> build/bin/pte-run
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  fs::path guess = self.parent_path().parent_path() / "bin" / "pte-run";
+  return fs::exists(guess) ? guess.string() : "";
+}
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+Result run(const std::vector<std::string>& args) {
+  Result r;
+  std::string exe = pte_run_path();
+  REQUIRE_MESSAGE(!exe.empty(), "pte-run binary not found (set PTE_RUN)");
+  fs::path dir = fs::temp_directory_path() / ("pte_cli_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string out = (dir / "out").string(), err = (dir / "err").string();
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(exe.c_str()));
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid;
+  int rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  REQUIRE(rc == 0);
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(out);
+  r.err = slurp(err);
+  fs::remove_all(dir);
+  return r;
+}
+
+bool corpus_present() { return fs::exists(kCorpus + "README.md"); }
+
+#define SKIP_WITHOUT_CORPUS()                                                \
+  do {                                                                       \
+    if (!corpus_present()) {                                                 \
+      MESSAGE("skipped: " << kCorpus << " not found (run from the repo root)"); \
+      return;                                                                \
+    }                                                                        \
+  } while (0)
+
+pte::json::Value parse_json(const Result& r) {
+  pte::json::Value v;
+  pte::Status s = pte::json::parse(r.out, &v);
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  REQUIRE_MESSAGE(s, s.message());
+  return v;
+}
+
+bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+int count_lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+const std::string kAdd = kCorpus + "executorch/add_apple.pte";
+
+}  // namespace
+
+TEST_CASE("cli run: --json outputs parse and hold the values") {
+  SKIP_WITHOUT_CORPUS();
+  Result r = run({"run", kAdd, "--input", "f32[1]:13.25", "--input", "f32[1]:29.25", "--json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  pte::json::Value doc = parse_json(r);
+  CHECK(doc.find("method")->as_string() == "forward");
+  const pte::json::Value* outs = doc.find("outputs", pte::json::Type::Array);
+  REQUIRE(outs);
+  REQUIRE(outs->size() == 1);
+  const pte::json::Value& o = (*outs)[0];
+  CHECK(o.find("type")->as_string() == "tensor");
+  CHECK(o.find("dtype")->as_string() == "float32");
+  REQUIRE(o.find("shape")->size() == 1);
+  CHECK(o.find("shape")->items()[0].as_int() == 1);
+  REQUIRE(o.find("data")->size() == 1);
+  CHECK(o.find("data")->items()[0].as_double() == 42.5);
+}
+
+TEST_CASE("cli run: float32 data round-trips; NaN and infinities are strings") {
+  SKIP_WITHOUT_CORPUS();
+  Result r = run({"run", kAdd, "-i", "f32[1]:0.1", "-i", "f32[1]:0.2", "--json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  pte::json::Value doc = parse_json(r);
+  double got = (*doc.find("outputs"))[0].find("data")->items()[0].as_double();
+  volatile float a = 0.1f, b = 0.2f;
+  float want = a + b;
+  CHECK(static_cast<float>(got) == want);
+
+  r = run({"run", kAdd, "-i", "f32[1]:nan", "-i", "f32[1]:1", "--json"});
+  REQUIRE(r.code == 0);
+  doc = parse_json(r);
+  CHECK((*doc.find("outputs"))[0].find("data")->items()[0].as_string() == "nan");
+  r = run({"run", kAdd, "-i", "f32[1]:-inf", "-i", "f32[1]:1", "--json"});
+  REQUIRE(r.code == 0);
+  doc = parse_json(r);
+  CHECK((*doc.find("outputs"))[0].find("data")->items()[0].as_string() == "-inf");
+}
+
+TEST_CASE("cli run: text output, --repeat, --save-outputs") {
+  SKIP_WITHOUT_CORPUS();
+  fs::path dir = fs::temp_directory_path() / ("pte_cli_save_" + std::to_string(::getpid()));
+  Result r = run({"run", kCorpus + "node-executorch/mul.pte", "--input", "f32[3,2]:1,2,3,4,5,6", "--input",
+                  "f32[3,2]:1,2,3,4,5,6", "--save-outputs", dir.string(), "--repeat", "3"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(has(r.out, "output 0: f32[3,2] = [[1, 4], [9, 16], [25, 36]]\n"));
+  CHECK(has(r.out, "time: 3 runs"));
+  pte::util::HostTensor t;
+  REQUIRE(pte::util::npy_read((dir / "output_0.npy").string(), &t));
+  CHECK(t.dtype == pte::DType::Float);
+  CHECK(t.shape == std::vector<int64_t>{3, 2});
+  float v[6];
+  REQUIRE(t.bytes.size() == sizeof(v));
+  std::memcpy(v, t.bytes.data(), sizeof(v));
+  for (int i = 0; i < 6; ++i) CHECK(v[i] == static_cast<float>((i + 1) * (i + 1)));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("cli run: .npy inputs, several outputs of several dtypes") {
+  SKIP_WITHOUT_CORPUS();
+  fs::path dir = fs::temp_directory_path() / ("pte_cli_npy_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  pte::util::HostTensor a;
+  a.dtype = pte::DType::Int64;
+  a.shape = {1};
+  int64_t three = 3;
+  a.bytes.resize(8);
+  std::memcpy(a.bytes.data(), &three, 8);
+  REQUIRE(pte::util::npy_write((dir / "a.npy").string(), a));
+  Result r = run({"run", kCorpus + "executorch-numpy-runtime/dtypes.pte", "--input", (dir / "a.npy").string(), "--input",
+                  "f32[1]:2.5", "--json"});
+  fs::remove_all(dir);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  pte::json::Value doc = parse_json(r);
+  const pte::json::Value& outs = *doc.find("outputs");
+  REQUIRE(outs.size() == 2);
+  CHECK(outs[0].find("dtype")->as_string() == "int64");
+  CHECK(outs[0].find("data")->items()[0].as_int() == 6);
+  CHECK(outs[1].find("dtype")->as_string() == "float32");
+  CHECK(outs[1].find("data")->items()[0].as_double() == 5.0);
+}
+
+TEST_CASE("cli run: constant methods need no inputs") {
+  SKIP_WITHOUT_CORPUS();
+  const std::string f = kCorpus + "executorch-numpy-runtime/const_methods.pte";
+  Result r = run({"run", f, "--method", "get_scalar", "--json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  pte::json::Value doc = parse_json(r);
+  CHECK(doc.find("method")->as_string() == "get_scalar");
+  CHECK((*doc.find("outputs"))[0].find("type")->as_string() == "int");
+  CHECK((*doc.find("outputs"))[0].find("value")->as_int() == 128);
+
+  r = run({"run", f, "--method=get_double", "--json"});
+  REQUIRE(r.code == 0);
+  doc = parse_json(r);
+  CHECK((*doc.find("outputs"))[0].find("type")->as_string() == "float");
+  CHECK((*doc.find("outputs"))[0].find("value")->as_double() == 2.5);
+
+  r = run({"run", f, "--method", "get_bool"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out == "output 0: bool = true\n");
+
+  r = run({"run", f, "--method", "get_tensor", "--json"});
+  REQUIRE(r.code == 0);
+  doc = parse_json(r);
+  const pte::json::Value& t = (*doc.find("outputs"))[0];
+  CHECK(t.find("dtype")->as_string() == "int64");
+  REQUIRE(t.find("data")->size() == 3);
+  CHECK(t.find("data")->items()[2].as_int() == 3);
+}
+
+TEST_CASE("cli run: wrong or missing inputs print the signature and fail") {
+  SKIP_WITHOUT_CORPUS();
+  Result r = run({"run", kAdd, "--input", "i64[1]:1", "--input", "f32[1]:1"});
+  CHECK(r.code == 1);
+  CHECK(r.out.empty());
+  CHECK(count_lines(r.err) == 2);
+  CHECK(has(r.err, "input 0: expected f32[1], got i64[1]"));
+  CHECK(has(r.err, "signature: forward(f32[1], f32[1]) -> (f32[1])"));
+
+  r = run({"run", kAdd, "--input", "f32[1]:1"});
+  CHECK(r.code == 1);
+  CHECK(has(r.err, "takes 2 inputs, got 1"));
+  CHECK(has(r.err, "signature: forward("));
+
+  r = run({"run", kAdd, "--input", "f32[2]:1,2", "--input", "f32[1]:1"});
+  CHECK(r.code == 1);
+  CHECK(has(r.err, "input 0: expected f32[1], got f32[2]"));
+
+  r = run({"run", kAdd, "--input", "f32[2]:1,2,3", "--input", "f32[1]:1"});
+  CHECK(r.code == 1);
+  CHECK(has(r.err, "needs 2 values"));
+  CHECK(has(r.err, "signature:"));
+
+  r = run({"run", kAdd, "-i", "f32[1]:1", "-i", "f32[1]:1", "-i", "f32[1]:1"});
+  CHECK(r.code == 1);
+  CHECK(has(r.err, "takes 2 inputs, got 3"));
+}
+
+TEST_CASE("cli run: usage errors, unknown methods, refused programs") {
+  SKIP_WITHOUT_CORPUS();
+  CHECK(run({"run"}).code == 2);
+  CHECK(run({"run", kAdd, "--bogus"}).code == 2);
+  CHECK(run({"run", kAdd, "--threads", "x"}).code == 2);
+  Result r = run({"run", kAdd, "--method", "nope"});
+  CHECK(r.code == 1);
+  CHECK(has(r.err, "no method named 'nope' (methods: forward)"));
+  r = run({"run", kCorpus + "executorch/arduino_KeywordSpotting_cortex_m.pte", "-i", "f32[1]:0"});
+  CHECK(r.code == 1);
+  CHECK(has(r.err, "cortex_m::"));
+  r = run({"run", kCorpus + "executorch/bundled_program.bpte"});
+  CHECK(r.code == 1);
+  CHECK(has(r.err, "pte-run verify"));
+  r = run({"run", kCorpus + "does-not-exist.pte"});
+  CHECK(r.code == 1);
+  CHECK(count_lines(r.err) == 1);
+}
+
+TEST_CASE("cli run: an unsupported operator or delegate is one line naming it") {
+  SKIP_WITHOUT_CORPUS();
+  Result r = run({"run", kCorpus + "executorch/pr17248_cadence_conv2d_quantized.pte"});
+  CHECK(r.code == 1);
+  CHECK(count_lines(r.err) == 1);
+  CHECK(has(r.err, "cadence::"));
+  r = run({"run", kCorpus + "cmsis-executorch/ethos_u_minimal_example.pte"});
+  CHECK(r.code == 1);
+  CHECK(count_lines(r.err) == 1);
+  CHECK(has(r.err, "EthosUBackend"));
+}
+
+TEST_CASE("cli verify: the bundled program passes; tolerance flags; bad files") {
+  SKIP_WITHOUT_CORPUS();
+  const std::string bpte = kCorpus + "executorch/bundled_program.bpte";
+  Result r = run({"verify", bpte});
+  INFO(r.out << r.err);
+  CHECK(r.code == 0);
+  int pass_lines = 0;
+  size_t pos = 0;
+  while ((pos = r.out.find(" PASS\n", pos)) != std::string::npos) {
+    ++pass_lines;
+    ++pos;
+  }
+  CHECK(pass_lines == 10);
+  CHECK(has(r.out, "forward case 0: max abs err 0 PASS"));
+  CHECK(has(r.out, "10 passed, 0 failed"));
+
+  r = run({"verify", bpte, "--json", "--atol", "0", "--rtol", "0"});
+  CHECK(r.code == 0);
+  pte::json::Value doc = parse_json(r);
+  CHECK(doc.find("passed")->as_int() == 10);
+  CHECK(doc.find("failed")->as_int() == 0);
+  REQUIRE(doc.find("cases")->size() == 10);
+  CHECK((*doc.find("cases"))[9].find("pass")->as_bool());
+
+  CHECK(run({"verify", bpte, "--atol", "-1"}).code == 2);
+  CHECK(run({"verify"}).code == 2);
+  r = run({"verify", kAdd});
+  CHECK(r.code == 1);
+  CHECK(has(r.err, "not a bundled program"));
+}

@@ -1,0 +1,207 @@
+// Conformance: runs every case of fixtures/data/manifest.json (programs written by
+// the official exporter, see fixtures/) and compares each output with BOTH
+// references the exporter saved: eager PyTorch and the official ExecuTorch runtime.
+//
+// Per output: max |a-b| and nmse = sum (a-b)^2 / sum b^2 (ggml test-backend-ops'
+// normalised error) against each reference; the verdict is the element rule
+// |a-b| <= atol + rtol*|b| with the case's atol/rtol (integers and bools exactly).
+// One table line per output is printed to stdout.
+//
+// The steps of a case run in order on ONE loaded method (state such as a KV cache
+// carries across them). Cases with "delegate": "xnnpack" are reported as skipped
+// only when load_method says the delegate is unsupported; any other failure fails.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ops/kernel.h"
+#include "pte/program.h"
+#include "util/compare.h"
+#include "util/host_tensor.h"
+#include "util/json.h"
+#include "util/npy.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using pte::util::HostValue;
+
+const char* kDataDir = "fixtures/data/";
+
+// A manifest value: {"kind": "tensor", "file": ...} or {"kind": "int"|"float"|"bool", "value": v}.
+pte::Status read_manifest_value(const pte::json::Value& v, HostValue* out) {
+  const pte::json::Value* kind = v.find("kind", pte::json::Type::String);
+  if (!kind) return pte::Status::error("value has no \"kind\"");
+  const std::string& k = kind->as_string();
+  if (k == "tensor") {
+    const pte::json::Value* file = v.find("file", pte::json::Type::String);
+    if (!file) return pte::Status::error("tensor value has no \"file\"");
+    out->tag = pte::Tag::Tensor;
+    return pte::util::npy_read(kDataDir + file->as_string(), &out->tensor);
+  }
+  const pte::json::Value* value = v.find("value");
+  if (!value) return pte::Status::error(k + " value has no \"value\"");
+  if (k == "int" && value->is_int()) {
+    out->tag = pte::Tag::Int;
+    out->i = value->as_int();
+  } else if (k == "float" && value->is_number()) {
+    out->tag = pte::Tag::Double;
+    out->d = value->as_double();
+  } else if (k == "bool" && value->is_bool()) {
+    out->tag = pte::Tag::Bool;
+    out->b = value->as_bool();
+  } else if (k == "none") {
+    out->tag = pte::Tag::None;
+  } else {
+    return pte::Status::error("unknown value kind '" + k + "'");
+  }
+  return pte::Status::ok();
+}
+
+pte::Status read_values(const pte::json::Value* list, std::vector<HostValue>* out) {
+  if (!list || !list->is_array()) return pte::Status::error("missing list");
+  for (const pte::json::Value& v : list->items()) {
+    HostValue h;
+    PTE_TRY(read_manifest_value(v, &h));
+    out->push_back(std::move(h));
+  }
+  return pte::Status::ok();
+}
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3g", v);
+  return buf;
+}
+
+struct Tally {
+  int passed = 0, failed = 0, skipped = 0;
+};
+
+// Runs one manifest case; returns "pass", "fail" or "skip" (and records CHECKs).
+std::string run_case(const pte::json::Value& c) {
+  std::string name = c.find("name") ? c.find("name")->as_string() : "?";
+  INFO("case " << name);
+  const pte::json::Value* file = c.find("file", pte::json::Type::String);
+  const pte::json::Value* method_name = c.find("method", pte::json::Type::String);
+  const pte::json::Value* steps = c.find("steps", pte::json::Type::Array);
+  REQUIRE_MESSAGE(file, "manifest case without \"file\"");
+  REQUIRE_MESSAGE(method_name, "manifest case without \"method\"");
+  REQUIRE_MESSAGE(steps, "manifest case without \"steps\"");
+  std::string delegate = c.find("delegate", pte::json::Type::String) ? c.find("delegate")->as_string() : "none";
+  pte::util::CompareOptions cmp;
+  cmp.atol = c.find("atol") ? c.find("atol")->as_double() : 1e-5;
+  cmp.rtol = c.find("rtol") ? c.find("rtol")->as_double() : 1e-4;
+  cmp.bf16_bytewise = false;
+
+  pte::OpenOptions open;
+  if (const pte::json::Value* df = c.find("data_files", pte::json::Type::Array))
+    for (const auto& f : df->items()) open.data_files.push_back(kDataDir + f.as_string());
+  std::unique_ptr<pte::Program> program;
+  pte::Status s = pte::Program::open_file(kDataDir + file->as_string(), open, &program);
+  if (!s) {
+    FAIL_CHECK(name << ": open failed: " << s.message());
+    return "fail";
+  }
+  const pte::MethodInfo* info = nullptr;
+  for (const auto& m : program->info().methods)
+    if (m.name == method_name->as_string()) info = &m;
+  if (!info) {
+    FAIL_CHECK(name << ": the program has no method " << method_name->as_string());
+    return "fail";
+  }
+
+  std::unique_ptr<pte::Method> method;
+  s = program->load_method(info->name, {}, &method);
+  if (!s) {
+    if (delegate == "xnnpack" && s.message().find("unsupported delegate") != std::string::npos) {
+      MESSAGE(name << ": skipped-unsupported (" << s.message() << ")");
+      std::printf("%-28s  SKIPPED-UNSUPPORTED (delegate %s)\n", name.c_str(), delegate.c_str());
+      return "skip";
+    }
+    std::string missing;
+    for (const auto& op : info->operators)
+      if (!op.supported) missing += (missing.empty() ? "" : ", ") + op.name;
+    if (!missing.empty()) MESSAGE(name << ": waiting on kernels: " << missing << " (NOT passing)");
+    FAIL_CHECK(name << ": load_method failed: " << s.message());
+    std::printf("%-28s  FAIL (load: %s)\n", name.c_str(), s.message().c_str());
+    return "fail";
+  }
+
+  bool ok = true;
+  for (size_t si = 0; si < steps->size(); ++si) {
+    const pte::json::Value& step = (*steps)[si];
+    std::vector<HostValue> inputs, eager, et;
+    s = read_values(step.find("inputs"), &inputs);
+    if (s) s = read_values(step.find("expected_eager"), &eager);
+    if (s) s = read_values(step.find("expected_et"), &et);
+    REQUIRE_MESSAGE(s, name << " step " << si << ": bad manifest entry: " << s.message());
+    REQUIRE_MESSAGE(eager.size() == et.size(), name << " step " << si << ": the references disagree on the output count");
+    std::vector<pte::util::BoundInput> bound;
+    s = pte::util::set_inputs(*method, inputs, &bound);
+    if (s) s = method->execute();
+    if (!s) {
+      FAIL_CHECK(name << " step " << si << ": " << s.message());
+      std::printf("%-28s  step %zu  FAIL (%s)\n", name.c_str(), si, s.message().c_str());
+      return "fail";
+    }
+    if (method->num_outputs() != et.size()) {
+      FAIL_CHECK(name << " step " << si << ": " << method->num_outputs() << " outputs, expected " << et.size());
+      return "fail";
+    }
+    for (size_t k = 0; k < et.size(); ++k) {
+      HostValue got;
+      s = pte::util::host_from_evalue(method->output(k), &got);
+      if (!s) {
+        FAIL_CHECK(name << " step " << si << " output " << k << ": " << s.message());
+        return "fail";
+      }
+      pte::util::CompareResult re = pte::util::compare_values(got, eager[k], cmp);
+      pte::util::CompareResult rt = pte::util::compare_values(got, et[k], cmp);
+      bool good = re.ok && rt.ok;
+      std::printf("%-28s  step %zu  out %zu  %-14s  eager: max|d| %-9s nmse %-9s  et: max|d| %-9s nmse %-9s  %s\n", name.c_str(),
+                  si, k, pte::util::describe_value(got).c_str(), fmt(re.max_abs_err).c_str(), fmt(re.nmse).c_str(),
+                  fmt(rt.max_abs_err).c_str(), fmt(rt.nmse).c_str(), good ? "PASS" : "FAIL");
+      CHECK_MESSAGE(re.ok, name << " step " << si << " output " << k << " vs eager: " << re.message);
+      CHECK_MESSAGE(rt.ok, name << " step " << si << " output " << k << " vs executorch: " << rt.message);
+      ok = ok && good;
+    }
+  }
+  return ok ? "pass" : "fail";
+}
+
+}  // namespace
+
+TEST_CASE("conformance: fixtures/data/manifest.json against eager and ExecuTorch references") {
+  const char* manifest = "fixtures/data/manifest.json";
+  if (!fs::exists(manifest)) {
+    MESSAGE("skipped: " << manifest << " not found (run from the repository root)");
+    return;
+  }
+  pte::json::Value doc;
+  pte::Status s = pte::json::parse_file(manifest, &doc);
+  REQUIRE_MESSAGE(s, s.message());
+  const pte::json::Value* cases = doc.find("cases", pte::json::Type::Array);
+  REQUIRE_MESSAGE(cases, "manifest has no \"cases\" array");
+  CHECK(cases->size() > 0);
+  Tally t;
+  std::vector<std::string> failed, skipped;
+  for (const pte::json::Value& c : cases->items()) {
+    std::string r = run_case(c);
+    std::string name = c.find("name") ? c.find("name")->as_string() : "?";
+    if (r == "pass") ++t.passed;
+    else if (r == "skip") { ++t.skipped; skipped.push_back(name); }
+    else { ++t.failed; failed.push_back(name); }
+  }
+  std::string f, sk;
+  for (const auto& n : failed) f += " " + n;
+  for (const auto& n : skipped) sk += " " + n;
+  std::printf("conformance: %d passed, %d failed, %d skipped-unsupported\n", t.passed, t.failed, t.skipped);
+  MESSAGE("conformance: " << t.passed << " passed, " << t.failed << " failed [" << f << " ], " << t.skipped
+                          << " skipped-unsupported [" << sk << " ]");
+}

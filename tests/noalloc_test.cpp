@@ -1,0 +1,193 @@
+// pte-run: Method::execute() performs no heap allocation.
+//
+// This file replaces the global allocation functions of the test binary (operator
+// new/delete and malloc/calloc/realloc/aligned_alloc/posix_memalign through glibc's
+// __libc_* entry points) with counting versions. Counting is off except inside an
+// AllocationCounter scope, so the rest of the test suite is unaffected.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <new>
+
+#include "ops/kernel.h"
+#include "program_builder.h"
+
+extern "C" {
+void* __libc_malloc(size_t);
+void* __libc_calloc(size_t, size_t);
+void* __libc_realloc(void*, size_t);
+void* __libc_memalign(size_t, size_t);
+void __libc_free(void*);
+}
+
+namespace {
+std::atomic<bool> g_counting{false};
+std::atomic<long> g_allocations{0};
+inline void count() {
+  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
+}
+}  // namespace
+
+extern "C" {
+void* malloc(size_t n) { count(); return __libc_malloc(n); }
+void* calloc(size_t a, size_t b) { count(); return __libc_calloc(a, b); }
+void* realloc(void* p, size_t n) { count(); return __libc_realloc(p, n); }
+void free(void* p) { __libc_free(p); }
+void* aligned_alloc(size_t align, size_t n) { count(); return __libc_memalign(align, n); }
+void* memalign(size_t align, size_t n) { count(); return __libc_memalign(align, n); }
+int posix_memalign(void** out, size_t align, size_t n) {
+  count();
+  void* p = __libc_memalign(align, n);
+  if (!p) return ENOMEM;
+  *out = p;
+  return 0;
+}
+}
+
+void* operator new(size_t n) {
+  count();
+  if (void* p = __libc_malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](size_t n) { return operator new(n); }
+void* operator new(size_t n, const std::nothrow_t&) noexcept { count(); return __libc_malloc(n ? n : 1); }
+void* operator new[](size_t n, const std::nothrow_t&) noexcept { count(); return __libc_malloc(n ? n : 1); }
+void* operator new(size_t n, std::align_val_t a) {
+  count();
+  if (void* p = __libc_memalign(static_cast<size_t>(a), n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](size_t n, std::align_val_t a) { return operator new(n, a); }
+void operator delete(void* p) noexcept { __libc_free(p); }
+void operator delete[](void* p) noexcept { __libc_free(p); }
+void operator delete(void* p, size_t) noexcept { __libc_free(p); }
+void operator delete[](void* p, size_t) noexcept { __libc_free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { __libc_free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { __libc_free(p); }
+void operator delete(void* p, size_t, std::align_val_t) noexcept { __libc_free(p); }
+void operator delete[](void* p, size_t, std::align_val_t) noexcept { __libc_free(p); }
+
+namespace pte {
+namespace {
+
+using test::HostTensor;
+using test::ProgramBuilder;
+
+struct AllocationCounter {
+  AllocationCounter() { g_allocations = 0; g_counting = true; }
+  ~AllocationCounter() { g_counting = false; }
+  long count() const { return g_allocations.load(); }
+};
+
+TEST_CASE("noalloc: the counter sees allocations") {
+  AllocationCounter c;
+  void* volatile p = std::malloc(16);
+  std::free(p);
+  int* volatile q = new int(3);
+  delete q;
+  CHECK(c.count() == 2);
+}
+
+TEST_CASE("noalloc: execute() of a program with prim ops, moves, loops and views allocates nothing") {
+  ProgramBuilder b;
+  ProgramBuilder::TensorSpec xs;
+  xs.sizes = {16};
+  xs.dynamism = Dynamism::DynamicBound;
+  xs.mem_id = 1;
+  int x = b.tensor(xs);
+  int zero = b.i(0), one = b.i(1), n = b.i(0), i = b.i(0), done = b.b(false), m1 = b.i(-1), two = b.i(2), half = b.i(0);
+  int size_list = b.int_list({two, m1});
+  ProgramBuilder::TensorSpec vs;
+  vs.sizes = {2, 8};
+  vs.dynamism = Dynamism::DynamicBound;
+  int v = b.tensor(vs);
+  int copy = b.i(0);
+  b.buffer_sizes = {0, 64};
+  int sym = b.op("aten::sym_size", "int"), add = b.op("executorch_prim::add", "Scalar"), ge = b.op("executorch_prim::ge", "Scalar");
+  int fdiv = b.op("executorch_prim::floordiv", "Scalar"), view = b.op("executorch_prim::et_view", "default");
+  int numel = b.op("aten::sym_numel");
+  b.kernel(sym, {x, zero, n});           // 0: n = len(x)
+  b.move(zero, i);                       // 1: i = 0
+  b.kernel(add, {i, one, i});            // 2: i += 1
+  b.kernel(ge, {i, n, done});            // 3: done = i >= n
+  b.jump_false(done, 2);                 // 4
+  b.kernel(fdiv, {n, two, half});        // 5
+  b.kernel(view, {x, size_list, v});     // 6
+  b.kernel(numel, {v, copy});            // 7
+  b.move(copy, half);                    // 8
+  b.inputs = {x};
+  b.outputs = {v, i, half};
+  std::unique_ptr<Program> p;
+  REQUIRE(b.open(&p).is_ok());
+  std::unique_ptr<Method> m;
+  REQUIRE(p->load_method("forward", {}, &m).is_ok());
+  HostTensor in(DType::Float, {12}, std::vector<float>(12, 1.5f));
+  REQUIRE(m->set_input(0, in.t).is_ok());
+  REQUIRE(m->execute().is_ok());  // warm up
+  long allocations;
+  Status s;
+  {
+    AllocationCounter c;
+    for (int k = 0; k < 5; ++k) s = m->execute();
+    allocations = c.count();
+  }
+  REQUIRE(s.is_ok());
+  CHECK(allocations == 0);
+  CHECK(m->output(1).i == 12);
+  CHECK(m->output(2).i == 12);
+  CHECK(m->output(0).t->sizes[1] == 6);
+}
+
+TEST_CASE("noalloc: execute() of exported programs allocates nothing") {
+  // Several ops each (elementwise, reductions, permute/view, addmm, dynamic shapes).
+  const char* files[] = {
+      "fixtures/data/ops_mix/model.pte",
+      "fixtures/data/mlp/model.pte",
+      "fixtures/data/dynamic_shape/model.pte",
+      "../shared/pte-corpus/executorch/module_model_2024-03.pte",
+  };
+  for (const char* file : files) {
+    std::string path = file;
+    CAPTURE(path);
+    struct { const char* file; } c{file};
+    if (!std::filesystem::exists(c.file)) {
+      MESSAGE("skipped: " << c.file << " is absent");
+      continue;
+    }
+    std::unique_ptr<Program> p;
+    REQUIRE(Program::open_file(c.file, {}, &p).is_ok());
+    std::unique_ptr<Method> m;
+    Status ls = p->load_method("forward", {}, &m);
+    if (!ls.is_ok()) {
+      MESSAGE("skipped (kernels not all registered yet): " << ls.message());
+      continue;
+    }
+    std::vector<HostTensor> inputs;
+    for (size_t k = 0; k < m->info().inputs.size(); ++k) {
+      const TensorInfo& ti = m->info().inputs[k].tensor;
+      REQUIRE(ti.dtype == DType::Float);
+      int64_t n = 1;
+      for (int64_t s : ti.sizes) n *= s;
+      std::vector<float> vals(static_cast<size_t>(n));
+      for (int64_t e = 0; e < n; ++e) vals[static_cast<size_t>(e)] = 0.25f * static_cast<float>(e % 7) - 0.5f;
+      inputs.emplace_back(DType::Float, ti.sizes, vals);
+      REQUIRE(m->set_input(k, inputs.back().t).is_ok());
+    }
+    REQUIRE(m->execute().is_ok());
+    long allocations;
+    Status s;
+    {
+      AllocationCounter counter;
+      s = m->execute();
+      allocations = counter.count();
+    }
+    CHECK_MESSAGE(s.is_ok(), s.message());
+    CHECK(allocations == 0);
+  }
+}
+
+}  // namespace
+}  // namespace pte
