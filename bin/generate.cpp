@@ -1,13 +1,139 @@
-// pte-run generate (being written).
+// pte-run MODEL.pte "prompt" [options]: text generation, tokens streamed to stdout.
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 #include "bin/commands.h"
+#include "llm/runner.h"
 
 namespace pte::cli {
 
-int cmd_generate(int, char**) {
-  std::fprintf(stderr, "pte-run: 'generate' is not available in this build yet\n");
-  return 1;
+namespace {
+
+void usage(std::FILE* f) {
+  std::fprintf(f,
+               "usage: pte-run MODEL.pte \"prompt\" [options]\n"
+               "       pte-run MODEL.pte --prompt-file FILE [options]\n"
+               "  --tokenizer PATH        tokenizer.json, a folder holding it, tokenizer.bin or a tiktoken file\n"
+               "                          (default: next to MODEL.pte)\n"
+               "  -n, --max-new-tokens N  stop after N new tokens (default 256; -1: until EOS or a full context)\n"
+               "  --temperature T         0 = greedy (default); > 0 samples\n"
+               "  --top-k K               sample among the K most likely tokens\n"
+               "  --top-p P               sample among the smallest set holding probability P\n"
+               "  --seed S                seed of the sampler (default 0: runs are repeatable)\n"
+               "  --chat                  wrap the prompt in the model's chat template\n"
+               "  --stats                 print load time, prompt tokens, time to first token, tokens/s\n"
+               "                          and peak RSS to stderr\n"
+               "  --data FILE.ptd         external weights (repeatable)\n"
+               "  --threads N             worker threads (default: physical cores)\n"
+               "  --method NAME           method to call (default forward)\n");
+}
+
+bool valid_utf8(const std::string& s) {
+  size_t i = 0, n = s.size();
+  while (i < n) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (!len || i + len > n) return false;
+    for (int k = 1; k < len; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    i += len;
+  }
+  return true;
+}
+
+bool parse_num(const char* s, double* out) {
+  char* end = nullptr;
+  errno = 0;
+  *out = std::strtod(s, &end);
+  return s[0] && end && *end == 0 && errno == 0;
+}
+
+}  // namespace
+
+int cmd_generate(int argc, char** argv) {
+  RunnerOptions ro;
+  GenerationConfig gc;
+  std::string prompt, prompt_file;
+  bool have_prompt = false, stats = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const char* name) -> const char* {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "pte-run: %s needs a value\n", name);
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    double num = 0;
+    auto number = [&](const char* name) {
+      const char* v = value(name);
+      if (!parse_num(v, &num)) {
+        std::fprintf(stderr, "pte-run: %s: '%s' is not a number\n", name, v);
+        std::exit(2);
+      }
+      return num;
+    };
+    if (a == "-h" || a == "--help") { usage(stdout); return 0; }
+    else if (a == "--tokenizer") ro.tokenizer_path = value("--tokenizer");
+    else if (a == "-n" || a == "--max-new-tokens") gc.max_new_tokens = static_cast<int>(number("--max-new-tokens"));
+    else if (a == "--temperature") gc.sampling.temperature = static_cast<float>(number("--temperature"));
+    else if (a == "--top-k") gc.sampling.top_k = static_cast<int>(number("--top-k"));
+    else if (a == "--top-p") gc.sampling.top_p = static_cast<float>(number("--top-p"));
+    else if (a == "--seed") gc.sampling.seed = static_cast<uint64_t>(number("--seed"));
+    else if (a == "--chat") gc.chat = true;
+    else if (a == "--stats") stats = true;
+    else if (a == "--data") ro.data_files.push_back(value("--data"));
+    else if (a == "--threads") ro.num_threads = static_cast<int>(number("--threads"));
+    else if (a == "--method") ro.method = value("--method");
+    else if (a == "--prompt-file" || a == "-f") prompt_file = value("--prompt-file");
+    else if (a.size() > 1 && a[0] == '-' && a != "-") { std::fprintf(stderr, "pte-run: unknown option %s\n", a.c_str()); usage(stderr); return 2; }
+    else if (ro.model_path.empty()) ro.model_path = a;
+    else if (!have_prompt) { prompt = a; have_prompt = true; }
+    else { std::fprintf(stderr, "pte-run: unexpected argument '%s'\n", a.c_str()); return 2; }
+  }
+  if (ro.model_path.empty()) { usage(stderr); return 2; }
+  if (!prompt_file.empty()) {
+    if (have_prompt) { std::fprintf(stderr, "pte-run: give either a prompt or --prompt-file, not both\n"); return 2; }
+    std::ifstream f(prompt_file, std::ios::binary);
+    if (!f) { std::fprintf(stderr, "pte-run: %s: cannot read the prompt file: %s\n", prompt_file.c_str(), std::strerror(errno)); return 1; }
+    std::stringstream ss;
+    ss << f.rdbuf();
+    prompt = ss.str();
+    have_prompt = true;
+  }
+  if (!have_prompt) { std::fprintf(stderr, "pte-run: no prompt given\n"); usage(stderr); return 2; }
+  if (!valid_utf8(prompt)) {
+    std::fprintf(stderr, "pte-run: %s: the prompt is not valid UTF-8\n", prompt_file.empty() ? "prompt" : prompt_file.c_str());
+    return 1;
+  }
+  if (gc.sampling.temperature < 0 || gc.sampling.top_p < 0 || gc.sampling.top_p > 1 || gc.sampling.top_k < 0) {
+    std::fprintf(stderr, "pte-run: --temperature must be >= 0, --top-k >= 0 and --top-p in [0, 1]\n");
+    return 2;
+  }
+
+  std::unique_ptr<TextRunner> runner;
+  Status s = TextRunner::create(ro, &runner);
+  if (!s) { std::fprintf(stderr, "pte-run: %s\n", s.message().c_str()); return 1; }
+  GenerationStats st;
+  s = runner->generate(prompt, gc, [](const std::string& t) { std::fwrite(t.data(), 1, t.size(), stdout); std::fflush(stdout); }, &st);
+  std::fputc('\n', stdout);
+  if (!s) { std::fprintf(stderr, "pte-run: %s\n", s.message().c_str()); return 1; }
+  if (st.stop_reason == "context_full")
+    std::fprintf(stderr, "pte-run: stopped: the context of %lld tokens is full\n", (long long)runner->metadata().max_context_len);
+  if (stats) {
+    double dec = st.generated_tokens > 1 ? (st.generated_tokens - 1) / (st.decode_ms / 1000.0) : 0;
+    std::fprintf(stderr,
+                 "load %.1f ms | prompt %d tokens | first token %.1f ms | prefill %.1f tok/s | decode %.1f tok/s "
+                 "(%d tokens) | peak RSS %.1f MB | stop: %s\n",
+                 st.load_ms, st.prompt_tokens, st.ttft_ms, st.prompt_tokens / (st.prefill_ms / 1000.0), dec,
+                 st.generated_tokens, st.peak_rss_kb / 1024.0, st.stop_reason.c_str());
+  }
+  return 0;
 }
 
 }  // namespace pte::cli

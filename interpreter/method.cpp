@@ -209,6 +209,18 @@ Status MethodImpl::set_input(size_t index, const EValue& value) {
 
 // ---------------------------------------------------------------- execution
 
+bool MethodImpl::inputs_have_data(const Instr& in) const {
+  for (uint32_t k = 0; k < in.nchecks; ++k) {
+    const EValue* e = checks_[in.check_begin + k];
+    if (e->tag == Tag::Tensor && !e->t->data && e->t->numel() > 0) {
+      std::snprintf(err_scratch_, sizeof(err_scratch_), "input value %td (a %s tensor) has no data: nothing wrote it before this call",
+                    e - values_.data(), dtype_name(e->t->dtype));
+      return false;
+    }
+  }
+  return true;
+}
+
 Status MethodImpl::execute() {
   for (size_t k = 0; k < inputs_.size(); ++k)
     if (!input_set_[k])
@@ -227,6 +239,8 @@ Status MethodImpl::execute() {
       const uint32_t local = pc - begin;
       switch (in.kind) {
         case Instr::Kernel: {
+          if (in.nchecks && !inputs_have_data(in))
+            return error("instruction %u (%s): %s", local, op_names_[in.index].c_str(), err_scratch_);
           ctx_.reset();
           bool ok = in.fn(ctx_, args_.data() + in.arg_begin);
           if (!ok || ctx_.failed())
@@ -236,6 +250,8 @@ Status MethodImpl::execute() {
           break;
         }
         case Instr::Delegate: {
+          if (in.nchecks && !inputs_have_data(in))
+            return error("instruction %u (delegate %u, %s): %s", local, in.index, delegate_ids_[in.index].c_str(), err_scratch_);
           ctx_.reset();
           bool ok = backends_[in.index]->execute(ctx_, args_.data() + in.arg_begin, in.nargs);
           if (!ok || ctx_.failed())

@@ -41,6 +41,8 @@ struct Instr {
   uint32_t index = 0;      // operator index (Kernel), delegate index (Delegate)
   uint32_t arg_begin = 0;  // into MethodImpl::args_
   uint32_t nargs = 0;
+  uint32_t check_begin = 0;  // into MethodImpl::checks_: inputs that may lack data at run time
+  uint32_t nchecks = 0;
   int32_t a = 0, b = 0;    // Move: from, to. JumpFalse: cond value, absolute destination. Free: value.
   KernelFn fn = nullptr;
 };
@@ -73,6 +75,7 @@ class MethodImpl final : public Method {
 
   Status error(const char* fmt, ...) const __attribute__((format(printf, 2, 3)));
   Status input_mismatch(size_t index, const std::string& why) const;
+  bool inputs_have_data(const Instr& in) const;
 
   const LoadedProgram* program_ = nullptr;
   MethodInfo info_;
@@ -85,6 +88,7 @@ class MethodImpl final : public Method {
   std::vector<int64_t> int_scratch_;    // IntList materialisation
   std::vector<Instr> instrs_;
   std::vector<EValue*> args_;
+  std::vector<const EValue*> checks_;   // tensor inputs without memory at load (et_view outputs, ...)
   std::vector<uint32_t> chain_begin_;   // instruction ranges per chain (+ end sentinel)
   std::vector<std::string> op_names_;   // per operator index
   std::vector<std::string> delegate_ids_;
@@ -99,6 +103,7 @@ class MethodImpl final : public Method {
   pthreadpool* threadpool_ = nullptr;
   KernelContext ctx_;
   mutable char err_[1024] = {0};
+  mutable char err_scratch_[256] = {0};
 };
 
 }  // namespace pte

@@ -437,15 +437,23 @@ struct MethodImpl::Load {
     // Delegates: created in order; unsupported ones are reported with the missing operators.
     m.delegate_ids_.resize(ndel);
     m.backends_.resize(ndel);
-    std::vector<std::string> delegate_errors;
+    // One entry per unsupported backend id (a program may hold dozens of delegates of one backend).
+    std::vector<std::string> delegate_errors, seen_ids;
     for (uint32_t d = 0; d < ndel; ++d) {
       const auto* del = dels->Get(d);
       std::string id = del->id() ? del->id()->str() : std::string();
       m.delegate_ids_[d] = id;
-      if (!backend_supported(id)) {
-        std::string use = delegate_first_use[d] >= 0 ? "instruction " + num(delegate_first_use[d]) : "never called";
-        delegate_errors.push_back("unsupported delegate " + (id.empty() ? std::string("(no id)") : id) + " (delegate " + num(d) + ", " + use + ")");
-      }
+      if (backend_supported(id) || std::find(seen_ids.begin(), seen_ids.end(), id) != seen_ids.end()) continue;
+      seen_ids.push_back(id);
+      uint32_t count = 0;
+      for (uint32_t e = d; e < ndel; ++e)
+        if ((dels->Get(e)->id() ? dels->Get(e)->id()->str() : std::string()) == id) ++count;
+      std::string use = delegate_first_use[d] >= 0 ? "instruction " + num(delegate_first_use[d]) : "never called";
+      std::string name = id.empty() ? std::string("(no id)") : id;
+      if (count == 1)
+        delegate_errors.push_back("unsupported delegate " + name + " (delegate " + num(d) + ", " + use + ")");
+      else
+        delegate_errors.push_back("unsupported delegate " + name + " (" + num(count) + " delegates, the first is delegate " + num(d) + ", " + use + ")");
     }
     unsupported->insert(unsupported->begin(), delegate_errors.begin(), delegate_errors.end());
     return Status::ok();
@@ -580,6 +588,46 @@ struct MethodImpl::Load {
     return Status::ok();
   }
 
+  // Kernels may not write into constants (mapped read-only); kernel and delegate inputs
+  // that have no memory yet (et_view outputs, values filled by a MoveCall) are checked
+  // before each call so a malformed program fails cleanly instead of reading null.
+  Status check_writes_and_data() {
+    auto is_constant = [&](const EValue* e) {
+      if (!e || e->tag != Tag::Tensor) return false;
+      int32_t s = slot_of[e - m.values_.data()];
+      return s >= 0 && slots[s].constant;
+    };
+    auto needs_check = [&](const EValue* e) { return e && e->tag == Tag::Tensor && !e->t->data && e->t->nbytes() > 0; };
+    for (size_t i = 0; i < m.instrs_.size(); ++i) {
+      Instr& in = m.instrs_[i];
+      if (in.kind != Instr::Kernel && in.kind != Instr::Delegate) continue;
+      EValue** a = m.args_.data() + in.arg_begin;
+      uint32_t local = static_cast<uint32_t>(i);
+      for (size_t c = 0; c + 1 < m.chain_begin_.size(); ++c)
+        if (i >= m.chain_begin_[c]) local = static_cast<uint32_t>(i - m.chain_begin_[c]);
+      if (in.kind == Instr::Kernel && in.nargs > 0) {
+        const EValue* ret = a[in.nargs - 1];
+        bool bad = is_constant(ret);
+        if (ret->tag == Tag::TensorList)
+          for (size_t j = 0; j < ret->tlist.size; ++j) bad = bad || is_constant(ret->tlist.items[j]);
+        if (bad)
+          return fail("instruction " + num(local) + " (" + m.op_names_[in.index] + ") writes into a constant tensor (value " +
+                      num(ret - m.values_.data()) + ")");
+      }
+      in.check_begin = static_cast<uint32_t>(m.checks_.size());
+      uint32_t n_inputs = in.kind == Instr::Kernel && in.nargs > 0 ? in.nargs - 1 : in.nargs;
+      for (uint32_t j = 0; j < n_inputs; ++j) {
+        const EValue* e = a[j];
+        if (needs_check(e)) m.checks_.push_back(e);
+        if (e->tag == Tag::TensorList || e->tag == Tag::OptionalTensorList)
+          for (size_t k = 0; k < e->tlist.size; ++k)
+            if (needs_check(e->tlist.items[k])) m.checks_.push_back(e->tlist.items[k]);
+      }
+      in.nchecks = static_cast<uint32_t>(m.checks_.size()) - in.check_begin;
+    }
+    return Status::ok();
+  }
+
   // Which tensors each instruction reads and writes, for the re-planner.
   void collect_events(planner::PlanInput* pin) {
     auto slot = [&](const EValue* e) -> int32_t {
@@ -656,6 +704,7 @@ Status MethodImpl::load(const LoadedProgram& program, int plan_index, const Prog
     return L.fail(msg);
   }
   PTE_TRY(L.plan_memory());
+  PTE_TRY(L.check_writes_and_data());
 
   // Threads and scratch before the backends, which may keep the pool.
   int threads = options.num_threads > 0 ? options.num_threads : physical_cores();

@@ -141,15 +141,16 @@ def build():
     # Punctuation (old unicode_categories tables + ASCII punctuation): removed by Punctuation("removed").
     punct = set()
     p = pre_tokenizers.Punctuation("removed")
-    for chunk in chunks([c for c in CPS if c != ord("a")], 50000):
-        s = "a" + "a".join(chr(c) for c in chunk) + "a"
-        kept = [0] * len(s)
-        for _, (a, b) in p.pre_tokenize_str(s):
-            for k in range(a, b):
-                kept[k] = 1
-        for i, c in enumerate(chunk):
-            if not kept[2 * i + 1]:
-                punct.add(c)
+    for sep, cps in (("a", [c for c in CPS if c != ord("a")]), ("b", [ord("a")])):
+        for chunk in chunks(cps, 50000):
+            s = sep + sep.join(chr(c) for c in chunk) + sep
+            kept = [0] * len(s)
+            for _, (a, b) in p.pre_tokenize_str(s):
+                for k in range(a, b):
+                    kept[k] = 1
+            for i, c in enumerate(chunk):
+                if not kept[2 * i + 1]:
+                    punct.add(c)
     set_flag(punct, F_BERT_PUNCT)
     py_p = {c for c in CPS if gc[c][0] == "P" or (c < 128 and chr(c) in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")}
     notes.append(f"bert punctuation: {len(punct)} code points ({len(py_p - punct)} P* code points of Unicode "
@@ -180,16 +181,17 @@ def build():
     # Rust regex \w (Whitespace pre-tokenizer: \w+|[^\w\s]+).
     ws = pre_tokenizers.Whitespace()
     rust_word = set()
-    for chunk in chunks([c for c in CPS if c != ord("a")], 50000):
-        s = "a" + "a".join(chr(c) for c in chunk) + "a"
-        owner = [-1] * len(s)
-        for idx, (_, (a, b)) in enumerate(ws.pre_tokenize_str(s)):
-            for k in range(a, b):
-                owner[k] = idx
-        for i, c in enumerate(chunk):
-            k = 2 * i + 1
-            if owner[k] >= 0 and owner[k] == owner[k - 1]:
-                rust_word.add(c)
+    for sep, cps in (("a", [c for c in CPS if c != ord("a")]), ("b", [ord("a")])):
+        for chunk in chunks(cps, 50000):
+            s = sep + sep.join(chr(c) for c in chunk) + sep
+            owner = [-1] * len(s)
+            for idx, (_, (a, b)) in enumerate(ws.pre_tokenize_str(s)):
+                for k in range(a, b):
+                    owner[k] = idx
+            for i, c in enumerate(chunk):
+                k = 2 * i + 1
+                if owner[k] >= 0 and owner[k] == owner[k - 1]:
+                    rust_word.add(c)
     set_flag(rust_word, F_RUST_WORD)
     notes.append(f"Rust regex word characters: {len(rust_word)} code points")
     # The reference regex engine's \w \d \s (Oniguruma's own definitions).

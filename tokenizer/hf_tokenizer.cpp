@@ -333,8 +333,8 @@ class HfTokenizer final : public Impl {
       return;
     }
     size_t start_offset = 0, pos = 0;
-    size_t s, e;
-    int32_t id;
+    size_t s = 0, e = 0;
+    int32_t id = -1;
     auto word = [](char32_t c) { return has_flag(c, kFlagRustWord); };
     while (pos < n && trie.find(t, pos, &s, &e, &id)) {
       pos = e;

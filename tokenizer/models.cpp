@@ -14,34 +14,129 @@ namespace {
 
 constexpr int64_t kMaxId = 1 << 24;  // ids above this are rejected (a corrupt file, not a vocabulary)
 
+// Open-addressing hash table from token bytes to id (the vocabularies are large
+// and loaded once; node-based maps make loading slow).
+class StrMap {
+ public:
+  void reserve(size_t n) {
+    size_t cap = 16;
+    while (cap < n * 2) cap <<= 1;
+    slots_.assign(cap, -1);
+    keys_.reserve(n);
+    vals_.reserve(n);
+  }
+  // Inserts or overwrites (a repeated token keeps its last id, as the reference's maps do).
+  void set(std::string_view k, int32_t v) {
+    if (slots_.empty() || (keys_.size() + 1) * 2 > slots_.size()) grow();
+    size_t i = probe(k);
+    if (slots_[i] >= 0) {
+      vals_[static_cast<size_t>(slots_[i])] = v;
+      return;
+    }
+    slots_[i] = static_cast<int32_t>(keys_.size());
+    keys_.emplace_back(k);
+    vals_.push_back(v);
+  }
+  int32_t find(std::string_view k) const {
+    if (slots_.empty()) return -1;
+    int32_t s = slots_[probe(k)];
+    return s < 0 ? -1 : vals_[static_cast<size_t>(s)];
+  }
+  size_t size() const { return keys_.size(); }
+  const std::string& key(size_t i) const { return keys_[i]; }
+  int32_t value(size_t i) const { return vals_[i]; }
+
+ private:
+  static size_t hash(std::string_view k) {
+    uint64_t h = 1469598103934665603ull;  // FNV-1a
+    for (unsigned char c : k) h = (h ^ c) * 1099511628211ull;
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+  size_t probe(std::string_view k) const {
+    size_t mask = slots_.size() - 1, i = hash(k) & mask;
+    while (slots_[i] >= 0 && keys_[static_cast<size_t>(slots_[i])] != k) i = (i + 1) & mask;
+    return i;
+  }
+  void grow() {
+    size_t cap = slots_.empty() ? 16 : slots_.size() * 2;
+    slots_.assign(cap, -1);
+    for (size_t j = 0; j < keys_.size(); ++j) slots_[probe(keys_[j])] = static_cast<int32_t>(j);
+  }
+  std::vector<int32_t> slots_;
+  std::vector<std::string> keys_;
+  std::vector<int32_t> vals_;
+};
+
+// (left id, right id) -> (rank, merged id), open addressing.
+class PairMap {
+ public:
+  void reserve(size_t n) {
+    size_t cap = 16;
+    while (cap < n * 2) cap <<= 1;
+    keys_.assign(cap, kEmpty);
+    vals_.assign(cap, {0, 0});
+    count_ = 0;
+  }
+  void set(uint64_t k, std::pair<uint32_t, int32_t> v) {
+    if ((count_ + 1) * 2 > keys_.size()) rehash(keys_.empty() ? 16 : keys_.size() * 2);
+    size_t i = probe(k);
+    if (keys_[i] == kEmpty) keys_[i] = k, ++count_;
+    vals_[i] = v;
+  }
+  const std::pair<uint32_t, int32_t>* find(uint64_t k) const {
+    if (keys_.empty()) return nullptr;
+    size_t i = probe(k);
+    return keys_[i] == kEmpty ? nullptr : &vals_[i];
+  }
+
+ private:
+  static constexpr uint64_t kEmpty = ~uint64_t{0};
+  size_t probe(uint64_t k) const {
+    size_t mask = keys_.size() - 1;
+    size_t i = static_cast<size_t>((k * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+    while (keys_[i] != kEmpty && keys_[i] != k) i = (i + 1) & mask;
+    return i;
+  }
+  void rehash(size_t cap) {
+    std::vector<uint64_t> ok = std::move(keys_);
+    std::vector<std::pair<uint32_t, int32_t>> ov = std::move(vals_);
+    keys_.assign(cap, kEmpty);
+    vals_.assign(cap, {0, 0});
+    count_ = 0;
+    for (size_t j = 0; j < ok.size(); ++j)
+      if (ok[j] != kEmpty) set(ok[j], ov[j]);
+  }
+  std::vector<uint64_t> keys_;
+  std::vector<std::pair<uint32_t, int32_t>> vals_;
+  size_t count_ = 0;
+};
+
 // token <-> id tables shared by the models.
 struct Vocab {
-  std::unordered_map<std::string, int32_t> ids;
+  StrMap ids;
   std::vector<const std::string*> tokens;  // by id; nullptr for holes
   int32_t max_id = -1;
 
-  int32_t find(std::string_view t) const {
-    auto it = ids.find(std::string(t));
-    return it == ids.end() ? -1 : it->second;
-  }
+  int32_t find(std::string_view t) const { return ids.find(t); }
   const std::string* token(int32_t id) const {
     return id >= 0 && static_cast<size_t>(id) < tokens.size() ? tokens[static_cast<size_t>(id)] : nullptr;
   }
   void build_reverse() {
     tokens.assign(static_cast<size_t>(max_id + 1), nullptr);
-    for (const auto& [t, id] : ids) tokens[static_cast<size_t>(id)] = &t;
+    for (size_t i = 0; i < ids.size(); ++i) tokens[static_cast<size_t>(ids.value(i))] = &ids.key(i);
   }
 };
 
 // {"token": id, ...}
-Status read_vocab_object(const json::Value& v, const char* model, Vocab* out) {
-  if (!v.is_object()) return Status::error(std::string("model ") + model + ": \"vocab\" must be an object");
-  out->ids.reserve(v.size() * 2);
+Status read_vocab_object(const json::Value* vp, const char* model, Vocab* out) {
+  if (!vp || !vp->is_object()) return Status::error(std::string("model ") + model + ": \"vocab\" must be an object");
+  const json::Value& v = *vp;
+  out->ids.reserve(v.size());
   for (const auto& [tok, idv] : v.members()) {
     if (!idv.is_int() || idv.as_int() < 0 || idv.as_int() > kMaxId)
       return Status::error(std::string("model ") + model + ": vocab entry " + json::quote(tok) + " has a bad id");
     int32_t id = static_cast<int32_t>(idv.as_int());
-    out->ids[tok] = id;
+    out->ids.set(tok, id);
     out->max_id = std::max(out->max_id, id);
   }
   out->build_reverse();
@@ -66,7 +161,7 @@ void char_bounds(std::string_view w, std::vector<size_t>* starts) {
 class Bpe final : public Model {
  public:
   Status load(const json::Value& v) {
-    PTE_TRY(read_vocab_object(v.find("vocab") ? *v.find("vocab") : json::Value(), "BPE", &vocab_));
+    PTE_TRY(read_vocab_object(v.find("vocab"), "BPE", &vocab_));
     if (const std::string* s = opt_string(v, "unk_token")) unk_ = *s, has_unk_ = true;
     if (const std::string* s = opt_string(v, "continuing_subword_prefix")) prefix_ = *s;
     if (const std::string* s = opt_string(v, "end_of_word_suffix")) suffix_ = *s;
@@ -77,15 +172,16 @@ class Bpe final : public Model {
       return Status::error("model BPE: dropout must be a number or null");
     const json::Value* merges = v.find("merges", json::Type::Array);
     if (!merges) return Status::error("model BPE: missing \"merges\"");
-    merges_.reserve(merges->size() * 2);
+    merges_.reserve(merges->size());
     uint32_t rank = 0;
+    std::string merged;
     for (const auto& m : merges->items()) {
-      std::string a, b;
+      std::string_view a, b;
       if (m.is_string()) {
-        const std::string& s = m.as_string();
-        if (s.rfind("#version", 0) == 0) continue;
+        std::string_view s = m.as_string();
+        if (s.substr(0, 8) == "#version") continue;
         size_t sp = s.find(' ');
-        if (sp == std::string::npos || s.find(' ', sp + 1) != std::string::npos)
+        if (sp == std::string_view::npos || s.find(' ', sp + 1) != std::string_view::npos)
           return Status::error("model BPE: merge " + std::to_string(rank + 1) + " (" + json::quote(s) +
                                ") is not two tokens separated by one space");
         a = s.substr(0, sp);
@@ -99,10 +195,11 @@ class Bpe final : public Model {
       int32_t ia = vocab_.find(a), ib = vocab_.find(b);
       if (ia < 0) return Status::error("model BPE: merge token " + json::quote(a) + " is not in the vocabulary");
       if (ib < 0) return Status::error("model BPE: merge token " + json::quote(b) + " is not in the vocabulary");
-      std::string merged = a + (b.size() >= prefix_.size() ? b.substr(prefix_.size()) : std::string());
+      merged.assign(a);
+      if (b.size() >= prefix_.size()) merged.append(b.substr(prefix_.size()));
       int32_t im = vocab_.find(merged);
       if (im < 0) return Status::error("model BPE: merged token " + json::quote(merged) + " is not in the vocabulary");
-      merges_[key(ia, ib)] = {rank, im};  // a repeated pair keeps its last rank, as the reference
+      merges_.set(key(ia, ib), {rank, im});  // a repeated pair keeps its last rank, as the reference
       ++rank;
     }
     if (byte_fallback_)
@@ -193,8 +290,7 @@ class Bpe final : public Model {
   };
   static uint64_t key(int32_t a, int32_t b) { return (uint64_t(uint32_t(a)) << 32) | uint32_t(b); }
   const std::pair<uint32_t, int32_t>* merge(int32_t a, int32_t b) const {
-    auto it = merges_.find(key(a, b));
-    return it == merges_.end() ? nullptr : &it->second;
+    return merges_.find(key(a, b));
   }
 
   void merge_all(std::vector<Sym>* symp) const {
@@ -223,7 +319,7 @@ class Bpe final : public Model {
   }
 
   Vocab vocab_;
-  std::unordered_map<uint64_t, std::pair<uint32_t, int32_t>> merges_;
+  PairMap merges_;
   std::string unk_, prefix_, suffix_;
   bool has_unk_ = false, fuse_unk_ = false, byte_fallback_ = false, ignore_merges_ = false;
   int32_t byte_ids_[256] = {};
@@ -234,7 +330,7 @@ class Bpe final : public Model {
 class WordPiece final : public Model {
  public:
   Status load(const json::Value& v) {
-    PTE_TRY(read_vocab_object(v.find("vocab") ? *v.find("vocab") : json::Value(), "WordPiece", &vocab_));
+    PTE_TRY(read_vocab_object(v.find("vocab"), "WordPiece", &vocab_));
     if (const std::string* s = opt_string(v, "unk_token")) unk_ = *s;
     if (const std::string* s = opt_string(v, "continuing_subword_prefix")) prefix_ = *s;
     if (const json::Value* m = v.find("max_input_chars_per_word"); m && m->is_int()) max_chars_ = m->as_int();
@@ -289,7 +385,7 @@ class WordPiece final : public Model {
 class WordLevel final : public Model {
  public:
   Status load(const json::Value& v) {
-    PTE_TRY(read_vocab_object(v.find("vocab") ? *v.find("vocab") : json::Value(), "WordLevel", &vocab_));
+    PTE_TRY(read_vocab_object(v.find("vocab"), "WordLevel", &vocab_));
     if (const std::string* s = opt_string(v, "unk_token")) unk_ = *s;
     return Status::ok();
   }
@@ -319,14 +415,14 @@ class Unigram final : public Model {
     const json::Value* voc = v.find("vocab", json::Type::Array);
     if (!voc) return Status::error("model Unigram: \"vocab\" must be a list of [token, score]");
     pieces_.reserve(voc->size());
-    vocab_.ids.reserve(voc->size() * 2);
+    vocab_.ids.reserve(voc->size());
     min_score_ = std::numeric_limits<double>::infinity();
     for (const auto& e : voc->items()) {
       if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !e[1].is_number())
         return Status::error("model Unigram: vocab entries must be [token, score]");
       int32_t id = static_cast<int32_t>(pieces_.size());
       pieces_.push_back({e[0].as_string(), e[1].as_double()});
-      vocab_.ids[e[0].as_string()] = id;  // a repeated token keeps its last id, as the reference
+      vocab_.ids.set(e[0].as_string(), id);  // a repeated token keeps its last id, as the reference
       max_len_ = std::max(max_len_, e[0].as_string().size());
       min_score_ = std::min(min_score_, e[1].as_double());
     }
@@ -353,19 +449,17 @@ class Unigram final : public Model {
     size_t n = s.size();
     std::vector<Node> best(n + 1);
     const double unk_score = min_score_ - 10.0;
-    std::string key;
     for (size_t at = 0; at < n;) {
       double base = best[at].score;
       size_t mb = static_cast<size_t>(utf8_len_lead(static_cast<unsigned char>(s[at])));
       bool single = false;
       for (size_t len = 1; len <= max_len_ && at + len <= n; ++len) {
-        key.assign(s.substr(at, len));
-        auto it = vocab_.ids.find(key);
-        if (it == vocab_.ids.end()) continue;
+        int32_t pid = vocab_.find(s.substr(at, len));
+        if (pid < 0) continue;
         // The reference's trie holds every piece; lookups resolve to the last id of a token.
         Node& t = best[at + len];
-        double cand = pieces_[static_cast<size_t>(it->second)].second + base;
-        if (t.start < 0 || cand > t.score) t = {it->second, cand, static_cast<long>(at)};
+        double cand = pieces_[static_cast<size_t>(pid)].second + base;
+        if (t.start < 0 || cand > t.score) t = {pid, cand, static_cast<long>(at)};
         if (len == mb) single = true;
       }
       if (!single) {

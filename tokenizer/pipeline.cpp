@@ -1,5 +1,6 @@
 // pte-run tokenizers: pieces, pattern matches and splitting (the reference's
 // NormalizedString::split and Pattern), plus small JSON helpers.
+#include <algorithm>
 #include <array>
 
 #include "tokenizer/components.h"

@@ -22,7 +22,7 @@ TEST_CASE("aten::as_strided_copy.out: strides address the physical memory of a p
   auto* o = h.out<float>({4});
   REQUIRE(h.call("aten::as_strided_copy.out", {a, h.ints({4}), h.ints({1}), h.i(0), o}));
   CHECK(Harness::values<float>(o) == std::vector<float>{1, 3, 2, 4});
-  CHECK_FALSE(h.call("aten::as_strided_copy.out", {a, h.ints({2}), h.ints({2}), h.i(1), h.out<float>({2})}));
+  CHECK_FALSE(h.call("aten::as_strided_copy.out", {a, h.ints({2}), h.ints({2}), h.i(2), h.out<float>({2})}));  // reads element 4 of 4
   CHECK(h.message.find("reaches") != std::string::npos);
   CHECK_FALSE(h.call("aten::as_strided_copy.out", {a, h.ints({2}), h.ints({-1}), h.i(3), h.out<float>({2})}));
   CHECK_FALSE(h.call("aten::as_strided_copy.out", {a, h.ints({2, 2}), h.ints({1}), h.i(0), h.out<float>({2, 2})}));

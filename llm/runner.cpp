@@ -1,0 +1,279 @@
+#include "llm/runner.h"
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "ops/util.h"
+
+namespace pte {
+
+namespace {
+
+double now_ms() {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
+
+long peak_rss_kb() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+const MethodInfo* find_method(const ProgramInfo& info, const std::string& name) {
+  for (const auto& m : info.methods)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+// First output of a constant method as an integer (Int or Bool), if present.
+bool const_int(const ProgramInfo& info, const char* name, int64_t* out) {
+  const MethodInfo* m = find_method(info, name);
+  if (!m || !m->is_constant || m->outputs.empty()) return false;
+  const ValueInfo& v = m->outputs[0];
+  if (v.tag == Tag::Int) { *out = v.int_value; return true; }
+  if (v.tag == Tag::Bool) { *out = v.bool_value; return true; }
+  return false;
+}
+
+// A string literal of the template that opens with `start` (e.g. the default system
+// turn of ChatML templates), unescaped; empty when there is none.
+std::string template_literal(const std::string& tpl, const std::string& start) {
+  size_t at = tpl.find(start);
+  if (at == std::string::npos || at == 0) return "";
+  char q = tpl[at - 1];
+  if (q != '\'' && q != '"') return "";
+  std::string lit;
+  for (size_t i = at; i < tpl.size() && tpl[i] != q; ++i) {
+    if (tpl[i] == '\\' && i + 1 < tpl.size()) {
+      char c = tpl[++i];
+      lit += c == 'n' ? '\n' : c == 't' ? '\t' : c;
+    } else {
+      lit += tpl[i];
+    }
+  }
+  return lit;
+}
+
+}  // namespace
+
+Status TextRunner::create(const RunnerOptions& options, std::unique_ptr<TextRunner>* out) {
+  std::unique_ptr<TextRunner> r(new TextRunner());
+  double t0 = now_ms();
+  OpenOptions oo;
+  oo.data_files = options.data_files;
+  PTE_TRY(Program::open_file(options.model_path, oo, &r->program_));
+  PTE_TRY(Tokenizer::load_for_program(options.model_path, options.tokenizer_path, &r->tok_));
+  const MethodInfo* fwd = find_method(r->program_->info(), options.method);
+  if (!fwd) return Status::error(options.model_path + ": no method named '" + options.method + "' to generate with");
+  Program::MethodOptions mo;
+  mo.num_threads = options.num_threads;
+  PTE_TRY(r->program_->load_method(options.method, mo, &r->method_));
+  PTE_TRY(r->read_metadata().context(options.model_path));
+  r->load_ms_ = now_ms() - t0;
+  *out = std::move(r);
+  return Status::ok();
+}
+
+Status TextRunner::read_metadata() {
+  const ProgramInfo& info = program_->info();
+  const MethodInfo& m = method_->info();
+  if (m.inputs.empty() || m.inputs.size() > 2 || m.outputs.empty())
+    return Status::error("method " + m.name + " does not look like a decoder: expected (tokens[, positions]) -> logits");
+  const ValueInfo& in0 = m.inputs[0];
+  if (in0.tag != Tag::Tensor || in0.tensor.dtype != DType::Int64 || in0.tensor.sizes.size() != 2)
+    return Status::error("method " + m.name + ": input 0 must be int64 token ids [1, S]");
+  meta_.use_kv_cache = m.inputs.size() == 2;
+  int64_t seq_bound = in0.tensor.sizes[1];
+  meta_.dynamic_prefill = in0.tensor.dynamism != Dynamism::Static && seq_bound > 1;
+  if (meta_.use_kv_cache) {
+    const ValueInfo& in1 = m.inputs[1];
+    if (in1.tag != Tag::Tensor || in1.tensor.dtype != DType::Int64 || in1.tensor.sizes.size() != 1)
+      return Status::error("method " + m.name + ": input 1 must be int64 positions ([S] or [1])");
+    meta_.positions_as_range = in1.tensor.sizes[0] > 1 || in1.tensor.dynamism != Dynamism::Static;
+  }
+  int64_t v = 0;
+  meta_.max_seq_len = const_int(info, "get_max_seq_len", &v) ? v : seq_bound + (meta_.dynamic_prefill ? 1 : 0);
+  meta_.max_context_len = const_int(info, "get_max_context_len", &v) ? v : meta_.max_seq_len;
+  if (meta_.max_seq_len <= 0 || meta_.max_context_len <= 0)
+    return Status::error("metadata gives a non-positive sequence length");
+  meta_.prefill_chunk = meta_.dynamic_prefill ? std::min(seq_bound, meta_.max_seq_len) : 1;
+  if (const_int(info, "use_kv_cache", &v) && !v && meta_.use_kv_cache)
+    meta_.use_kv_cache = meta_.use_kv_cache;  // the signature decides; the flag is informative
+  if (const MethodInfo* e = find_method(info, "get_eos_ids"); e && e->is_constant) {
+    for (const auto& o : e->outputs)
+      if (o.tag == Tag::Int) meta_.eos_ids.push_back(o.int_value);
+  } else if (const_int(info, "get_eos_id", &v)) {
+    meta_.eos_ids.push_back(v);
+  }
+  for (int32_t id : tok_->eos_ids())
+    if (std::find(meta_.eos_ids.begin(), meta_.eos_ids.end(), id) == meta_.eos_ids.end()) meta_.eos_ids.push_back(id);
+  meta_.bos_id = const_int(info, "get_bos_id", &v) ? v : tok_->bos_id();
+  const ValueInfo& out0 = m.outputs[0];
+  if (out0.tag != Tag::Tensor || out0.tensor.sizes.empty())
+    return Status::error("method " + m.name + ": output 0 must be a logits tensor");
+  meta_.vocab_size = out0.tensor.sizes.back();
+  int64_t tv = tok_->vocab_size();
+  if (tv > meta_.vocab_size)
+    return Status::error("the tokenizer has " + std::to_string(tv) + " tokens but the model only " + std::to_string(meta_.vocab_size));
+
+  size_t cap = static_cast<size_t>(meta_.use_kv_cache ? meta_.prefill_chunk : std::max<int64_t>(seq_bound, 1));
+  tokens_buf_.assign(cap, 0);
+  pos_buf_.assign(cap, 0);
+  logits_buf_.assign(static_cast<size_t>(meta_.vocab_size), 0.f);
+  return Status::ok();
+}
+
+Status TextRunner::render_prompt(const std::string& prompt, bool chat, std::string* out) const {
+  if (!chat) {
+    *out = prompt;
+    return Status::ok();
+  }
+  const std::string& tpl = tok_->chat_template();
+  if (tpl.empty()) return Status::error("--chat: the tokenizer has no chat template (tokenizer_config.json)");
+  if (tpl.find("<|im_start|>") != std::string::npos) {  // ChatML (SmolLM2, Qwen)
+    std::string sys = template_literal(tpl, "<|im_start|>system");
+    if (sys.find("{{") != std::string::npos || sys.find("message") != std::string::npos) sys.clear();
+    *out = sys + "<|im_start|>user\n" + prompt + "<|im_end|>\n<|im_start|>assistant\n";
+  } else if (tpl.find("<|start_header_id|>") != std::string::npos) {  // Llama 3
+    *out = "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\n" + prompt +
+           "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n";
+  } else if (tpl.find("<start_of_turn>") != std::string::npos) {  // Gemma
+    *out = "<bos><start_of_turn>user\n" + prompt + "<end_of_turn>\n<start_of_turn>model\n";
+  } else if (tpl.find("[INST]") != std::string::npos) {  // Llama 2 / Mistral
+    *out = "<s>[INST] " + prompt + " [/INST]";
+  } else {
+    return Status::error("--chat: this chat template is not one pte-run can render (ChatML, Llama 3, Gemma, [INST])");
+  }
+  return Status::ok();
+}
+
+Status TextRunner::forward(const int32_t* ids, int64_t n, const float** logits) {
+  if (meta_.use_kv_cache) {
+    for (int64_t i = 0; i < n; ++i) {
+      tokens_buf_[i] = ids[i];
+      pos_buf_[i] = pos_ + i;
+    }
+  }
+  Tensor tokens;
+  tokens.dtype = DType::Int64;
+  tokens.dim = 2;
+  tokens.sizes[0] = 1;
+  tokens.sizes[1] = n;
+  tokens.dim_order[0] = 0;
+  tokens.dim_order[1] = 1;
+  compute_strides(tokens);
+  tokens.data = tokens_buf_.data();
+  tokens.capacity = tokens_buf_.size() * sizeof(int64_t);
+  PTE_TRY(method_->set_input(0, tokens));
+  if (meta_.use_kv_cache) {
+    Tensor p;
+    p.dtype = DType::Int64;
+    p.dim = 1;
+    p.sizes[0] = meta_.positions_as_range ? n : 1;
+    compute_strides(p);
+    p.data = pos_buf_.data();
+    p.capacity = pos_buf_.size() * sizeof(int64_t);
+    PTE_TRY(method_->set_input(1, p));
+  }
+  PTE_TRY(method_->execute());
+  const EValue& out = method_->output(0);
+  if (!out.is_tensor()) return Status::error("output 0 is not a tensor");
+  const Tensor& t = *out.t;
+  int64_t V = t.sizes[t.dim - 1];
+  if (V != meta_.vocab_size) return Status::error("logits have " + std::to_string(V) + " columns, expected " + std::to_string(meta_.vocab_size));
+  int64_t rows = t.numel() / V;
+  int64_t row = rows - 1;  // the last position
+  const uint8_t* base = static_cast<const uint8_t*>(t.data);
+  if (!t.contiguous_order()) return Status::error("logits must be contiguous");
+  switch (t.dtype) {
+    case DType::Float: *logits = reinterpret_cast<const float*>(base) + row * V; return Status::ok();
+    case DType::Half:
+      for (int64_t i = 0; i < V; ++i) logits_buf_[i] = reinterpret_cast<const Half*>(base)[row * V + i];
+      break;
+    case DType::BFloat16:
+      for (int64_t i = 0; i < V; ++i) logits_buf_[i] = reinterpret_cast<const BFloat16*>(base)[row * V + i];
+      break;
+    default: return Status::error(std::string("logits of dtype ") + dtype_name(t.dtype) + " are not supported");
+  }
+  *logits = logits_buf_.data();
+  return Status::ok();
+}
+
+Status TextRunner::generate(const std::string& prompt, const GenerationConfig& config,
+                            const std::function<void(const std::string&)>& on_text, GenerationStats* stats) {
+  GenerationStats st;
+  st.load_ms = load_ms_;
+  std::string text;
+  PTE_TRY(render_prompt(prompt, config.chat, &text));
+  std::vector<int32_t> ids;
+  PTE_TRY(tok_->encode(text, /*add_special_tokens=*/!config.chat, &ids));
+  if (ids.empty()) return Status::error("the prompt encodes to no tokens");
+  st.prompt_tokens = static_cast<int>(ids.size());
+  if (pos_ + static_cast<int64_t>(ids.size()) >= meta_.max_context_len)
+    return Status::error("the prompt (" + std::to_string(ids.size()) + " tokens) does not fit the context of " +
+                         std::to_string(meta_.max_context_len) + " tokens" + (pos_ ? " after the conversation so far" : ""));
+  if (!meta_.use_kv_cache && static_cast<int64_t>(ids.size()) > static_cast<int64_t>(tokens_buf_.size()))
+    return Status::error("the prompt is longer than the model's input bound");
+  sampler_.build(static_cast<int32_t>(meta_.vocab_size), config.sampling);
+
+  double t0 = now_ms();
+  const float* logits = nullptr;
+  std::vector<int32_t> history;  // only for models without a KV cache
+  if (meta_.use_kv_cache) {
+    for (size_t at = 0; at < ids.size();) {
+      int64_t n = std::min<int64_t>(meta_.prefill_chunk, static_cast<int64_t>(ids.size() - at));
+      PTE_TRY(forward(ids.data() + at, n, &logits));
+      pos_ += n;
+      at += static_cast<size_t>(n);
+    }
+  } else {
+    history = ids;
+    for (size_t i = 0; i < history.size(); ++i) tokens_buf_[i] = history[i];
+    PTE_TRY(forward(history.data(), static_cast<int64_t>(history.size()), &logits));
+    pos_ = static_cast<int64_t>(history.size());
+  }
+  double t_prefill = now_ms();
+  st.prefill_ms = t_prefill - t0;
+
+  TokenStream stream(*tok_);
+  std::string chunk;
+  int limit = config.max_new_tokens;
+  st.stop_reason = "max_new_tokens";
+  for (int produced = 0; limit < 0 || produced < limit; ++produced) {
+    int32_t next = sampler_.sample(logits);
+    if (produced == 0) st.ttft_ms = now_ms() - t0;
+    ++st.generated_tokens;
+    bool eos = std::find(meta_.eos_ids.begin(), meta_.eos_ids.end(), next) != meta_.eos_ids.end();
+    if (eos && !config.ignore_eos) {
+      st.stop_reason = "eos";
+      break;
+    }
+    PTE_TRY(stream.step(next, &chunk));
+    if (!chunk.empty()) on_text(chunk);
+    if (limit >= 0 && produced + 1 >= limit) break;
+    if (pos_ + 1 >= meta_.max_context_len || (!meta_.use_kv_cache && history.size() + 1 > tokens_buf_.size())) {
+      st.stop_reason = "context_full";
+      break;
+    }
+    if (meta_.use_kv_cache) {
+      PTE_TRY(forward(&next, 1, &logits));
+      pos_ += 1;
+    } else {
+      history.push_back(next);
+      for (size_t i = 0; i < history.size(); ++i) tokens_buf_[i] = history[i];
+      PTE_TRY(forward(history.data(), static_cast<int64_t>(history.size()), &logits));
+      pos_ = static_cast<int64_t>(history.size());
+    }
+  }
+  std::string rest = stream.flush();
+  if (!rest.empty()) on_text(rest);
+  st.decode_ms = now_ms() - t_prefill;
+  st.peak_rss_kb = peak_rss_kb();
+  if (stats) *stats = st;
+  return Status::ok();
+}
+
+}  // namespace pte

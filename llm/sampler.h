@@ -1,0 +1,33 @@
+// pte-run: next-token sampling. Greedy (argmax) by default; temperature, top-k and
+// top-p with a seeded generator. Buffers are sized once (build), never per token.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace pte {
+
+struct SamplerConfig {
+  float temperature = 0.f;  // 0: greedy
+  int top_k = 0;            // 0: off
+  float top_p = 1.f;        // 1: off
+  uint64_t seed = 0;
+};
+
+class Sampler {
+ public:
+  void build(int32_t vocab_size, const SamplerConfig& config);
+  // logits has at least vocab_size floats; returns the chosen id.
+  int32_t sample(const float* logits);
+  // Index of the largest logit (first on ties, like torch.argmax).
+  static int32_t argmax(const float* logits, int32_t n);
+
+ private:
+  float uniform();  // [0, 1) from xorshift64*
+  int32_t vocab_ = 0;
+  SamplerConfig cfg_;
+  uint64_t state_ = 0;
+  std::vector<float> probs_;
+  std::vector<int32_t> order_;
+};
+
+}  // namespace pte
