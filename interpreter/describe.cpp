@@ -11,6 +11,10 @@ namespace {
 std::string num(uint64_t v) { return std::to_string(v); }
 
 Status describe_value(const LoadedProgram& program, const fb::EValue* ev, ValueInfo* out) {
+  // A union value may be absent even when its type is set (the loader refuses that
+  // at open; checked again here because describe_plan is also a public entry).
+  if (ev->val_type() != fb::KernelTypes::NONE && ev->val_type() != fb::KernelTypes::Null && !ev->val())
+    return Status::error("value of type " + num(static_cast<unsigned>(ev->val_type())) + " has no data");
   switch (ev->val_type()) {
     case fb::KernelTypes::NONE:
     case fb::KernelTypes::Null: out->tag = Tag::None; return Status::ok();
@@ -91,7 +95,7 @@ Status describe_plan(const LoadedProgram& program, const fb::ExecutionPlan* plan
       di.backend = d->id() ? d->id()->str() : std::string();
       Bytes blob;
       Status s = program.delegate_blob(d, &blob);
-      if (!s) return s.context("delegate " + num(k) + " (" + di.backend + ")");
+      if (!s) return s.context("delegate " + num(k) + " (" + printable(di.backend) + ")");
       di.blob_bytes = blob.size;
       di.inline_data = d->processed()->location() == fb::DataLocation::INLINE;
       di.supported = backend_supported(di.backend);

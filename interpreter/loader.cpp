@@ -44,6 +44,25 @@ std::string identify(const uint8_t* d, size_t n) {
 
 }  // namespace
 
+std::string printable(std::string_view s, size_t max) {
+  std::string out;
+  for (unsigned char c : s.substr(0, max)) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (c < 0x20 || c == 0x7f) {
+      static const char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  if (s.size() > max) out += "...";
+  return out;
+}
+
 // ---------------------------------------------------------------- .ptd files
 
 // The FT01 layout written from January to June 2025 (same identifier and header):
@@ -389,7 +408,7 @@ Status LoadedProgram::parse(const OpenOptions& options) {
       const auto* e = nd->Get(k);
       if (!e->key()) return Status::error("named data entry " + num(k) + " has no key");
       if (e->segment_index() >= nseg)
-        return Status::error("named data '" + e->key()->str() + "' refers to segment " + num(e->segment_index()) + " of " + num(nseg));
+        return Status::error("named data '" + printable(e->key()->string_view()) + "' refers to segment " + num(e->segment_index()) + " of " + num(nseg));
       if (!counted[e->segment_index()]) {
         counted[e->segment_index()] = true;
         info_.named_data_bytes += segs->Get(e->segment_index())->size();
@@ -399,6 +418,43 @@ Status LoadedProgram::parse(const OpenOptions& options) {
   }
   if (!root_->execution_plan() || root_->execution_plan()->size() == 0)
     return Status::error("the program has no methods");
+  return check_unions();
+}
+
+// The flatbuffer verifier accepts a union whose type is set but whose value is
+// absent; every reader would then dereference null. Refuse such values and
+// instructions once here, so val_as_X() / instr_args_as_X() of the stated type are
+// never null afterwards.
+Status LoadedProgram::check_unions() const {
+  const auto* plans = root_->execution_plan();
+  for (uint32_t p = 0; p < plans->size(); ++p) {
+    const auto* plan = plans->Get(p);
+    std::string where = "method " + (plan->name() ? printable(plan->name()->string_view()) : "#" + num(p));
+    if (const auto* values = plan->values()) {
+      for (uint32_t k = 0; k < values->size(); ++k) {
+        const auto* ev = values->Get(k);
+        auto t = ev->val_type();
+        if (t != fb::KernelTypes::NONE && t != fb::KernelTypes::Null && !ev->val())
+          return Status::error(where + ": value " + num(k) + " has type " + num(static_cast<unsigned>(t)) + " but no data");
+        if (static_cast<unsigned>(t) > static_cast<unsigned>(fb::KernelTypes::MAX))
+          return Status::error(where + ": value " + num(k) + " has unknown type " + num(static_cast<unsigned>(t)));
+      }
+    }
+    if (const auto* chains = plan->chains()) {
+      for (uint32_t c = 0; c < chains->size(); ++c) {
+        const auto* ins = chains->Get(c)->instructions();
+        if (!ins) continue;
+        for (uint32_t k = 0; k < ins->size(); ++k) {
+          const auto* in = ins->Get(k);
+          auto t = in->instr_args_type();
+          if (t == fb::InstructionArguments::NONE || static_cast<unsigned>(t) > static_cast<unsigned>(fb::InstructionArguments::MAX))
+            return Status::error(where + ": instruction " + num(k) + " has unknown kind " + num(static_cast<unsigned>(t)));
+          if (!in->instr_args())
+            return Status::error(where + ": instruction " + num(k) + " has no arguments table");
+        }
+      }
+    }
+  }
   return Status::ok();
 }
 
@@ -498,7 +554,7 @@ Status LoadedProgram::build_info() {
   for (uint32_t i = 0; i < plans->size(); ++i) {
     MethodInfo mi;
     Status s = describe_plan(*this, plans->Get(i), &mi);
-    if (!s) return s.context("method " + (plans->Get(i)->name() ? plans->Get(i)->name()->str() : "#" + num(i)));
+    if (!s) return s.context("method " + (plans->Get(i)->name() ? printable(plans->Get(i)->name()->string_view()) : "#" + num(i)));
     info_.methods.push_back(std::move(mi));
   }
   return Status::ok();

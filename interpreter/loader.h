@@ -99,6 +99,7 @@ class LoadedProgram final : public Program {
 
  private:
   Status parse(const OpenOptions& options);
+  Status check_unions() const;
   Status build_info();
 
   std::unique_ptr<FileMap> map_;
@@ -109,6 +110,10 @@ class LoadedProgram final : public Program {
   Bytes constant_segment_;
   ProgramInfo info_;
 };
+
+// A name from the file, safe to put in a one-line message: control characters
+// escaped (\n -> "\\n", others as \xNN) and at most `max` bytes (then "...").
+std::string printable(std::string_view s, size_t max = 200);
 
 // Fills a MethodInfo from a verified plan (used by info and by the method loader).
 Status describe_plan(const LoadedProgram& program, const fb::ExecutionPlan* plan, MethodInfo* out);

@@ -22,6 +22,18 @@
 #include "fuzz/exercise.h"
 #include "pte/program.h"
 
+// A damaged file may declare planned buffers of any size; the method loader then
+// asks for that much memory and must fail cleanly when it cannot get it. Under ASan,
+// make such requests return null (as malloc would) instead of aborting, and cap them
+// at 2 GiB so a mutant never makes the suite touch gigabytes.
+#if defined(__SANITIZE_ADDRESS__)
+extern "C" const char* __asan_default_options() { return "allocator_may_return_null=1:max_allocation_size_mb=2048"; }
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+extern "C" const char* __asan_default_options() { return "allocator_may_return_null=1:max_allocation_size_mb=2048"; }
+#endif
+#endif
+
 namespace {
 
 bool is_file(const std::string& p) {

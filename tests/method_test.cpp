@@ -11,6 +11,9 @@
 #include "interpreter/method.h"
 #include "ops/kernel.h"
 #include "program_builder.h"
+#include "util/host_tensor.h"
+#include "util/json.h"
+#include "util/npy.h"
 
 namespace pte {
 namespace {
@@ -583,6 +586,101 @@ TEST_CASE("method: thread pool and scratch options") {
     REQUIRE(m->set_input(1, a.t).is_ok());
     REQUIRE(m->execute().is_ok());
     CHECK(tensor_values<float>(m->output(0)) == std::vector<float>{1, 4, 9, 16, 25, 36});
+  }
+}
+
+// Runs every step of a fixture case (fixtures/data/manifest.json) in ONE loaded method,
+// so state carried between calls (mutable buffers, KV caches) is exercised; compares
+// with the ExecuTorch outputs. Returns false when the case cannot run here.
+bool run_fixture_case(const json::Value& c, bool replan, size_t* arena, std::string* why) {
+  const std::string dir = "fixtures/data/";
+  auto p = std::unique_ptr<Program>();
+  OpenOptions oo;
+  if (const json::Value* df = c.find("data_files"))
+    for (const json::Value& f : df->items()) oo.data_files.push_back(dir + f.as_string());
+  Status s = Program::open_file(dir + c.find("file")->as_string(), oo, &p);
+  if (!s) { *why = s.message(); return false; }
+  std::unique_ptr<Method> m;
+  Program::MethodOptions mo;
+  mo.replan_memory = replan;
+  s = p->load_method(c.find("method")->as_string(), mo, &m);
+  if (!s) { *why = s.message(); return false; }
+  *arena = m->arena_bytes();
+  double atol = c.find("atol")->as_double(), rtol = c.find("rtol")->as_double();
+  const auto& steps = c.find("steps")->items();
+  for (size_t st = 0; st < steps.size(); ++st) {
+    CAPTURE(st);
+    std::vector<util::HostValue> in;
+    for (const json::Value& v : steps[st].find("inputs")->items()) {
+      util::HostValue hv;
+      const std::string& kind = v.find("kind")->as_string();
+      if (kind == "tensor") {
+        hv.tag = Tag::Tensor;
+        REQUIRE(util::npy_read(dir + v.find("file")->as_string(), &hv.tensor).is_ok());
+      } else if (kind == "int") {
+        hv.tag = Tag::Int;
+        hv.i = v.find("value")->as_int();
+      } else if (kind == "float") {
+        hv.tag = Tag::Double;
+        hv.d = v.find("value")->as_double();
+      } else if (kind == "bool") {
+        hv.tag = Tag::Bool;
+        hv.b = v.find("value")->as_bool();
+      }
+      in.push_back(std::move(hv));
+    }
+    std::vector<util::BoundInput> bound;
+    Status si = util::set_inputs(*m, in, &bound);
+    REQUIRE_MESSAGE(si.is_ok(), si.message());
+    Status ex = m->execute();
+    REQUIRE_MESSAGE(ex.is_ok(), ex.message());
+    const auto& expected = steps[st].find("expected_et")->items();
+    REQUIRE(m->num_outputs() == expected.size());
+    for (size_t k = 0; k < expected.size(); ++k) {
+      CAPTURE(k);
+      const json::Value& e = expected[k];
+      util::HostValue got;
+      REQUIRE(util::host_from_evalue(m->output(k), &got).is_ok());
+      if (e.find("kind")->as_string() != "tensor") {
+        CHECK(got.tag != Tag::Tensor);
+        continue;
+      }
+      util::HostTensor want;
+      REQUIRE(util::npy_read(dir + e.find("file")->as_string(), &want).is_ok());
+      REQUIRE(got.tag == Tag::Tensor);
+      CHECK(got.tensor.shape == want.shape);
+      if (got.tensor.shape != want.shape) continue;
+      double worst = 0;
+      int64_t bad = 0;
+      for (int64_t i = 0; i < want.numel(); ++i) {
+        double a = util::element_as_double(got.tensor.dtype, got.tensor.bytes.data(), i);
+        double b = util::element_as_double(want.dtype, want.bytes.data(), i);
+        double err = std::fabs(a - b);
+        if (!(err <= atol + rtol * std::fabs(b))) ++bad;
+        worst = std::max(worst, err);
+      }
+      CHECK_MESSAGE(bad == 0, bad << " elements out of tolerance, max abs err " << worst);
+    }
+  }
+  return true;
+}
+
+TEST_CASE("method: fixture programs, step by step in one method, file plan and re-plan") {
+  json::Value manifest;
+  if (!have_file("fixtures/data/manifest.json")) return;
+  REQUIRE(json::parse_file("fixtures/data/manifest.json", &manifest).is_ok());
+  for (const json::Value& c : manifest.find("cases")->items()) {
+    std::string name = c.find("name")->as_string();
+    CAPTURE(name);
+    if (!std::filesystem::exists("fixtures/data/" + c.find("file")->as_string())) continue;
+    size_t file_arena = 0, re_arena = 0;
+    std::string why;
+    if (!run_fixture_case(c, false, &file_arena, &why)) {
+      MESSAGE(name << ": skipped: " << why);
+      continue;
+    }
+    REQUIRE(run_fixture_case(c, true, &re_arena, &why));
+    MESSAGE(name << ": ok; arena bytes: file plan " << file_arena << ", re-plan " << re_arena);
   }
 }
 

@@ -10,7 +10,10 @@
 //   \s \S \d \D \w \W \h \H, '.', anchors ^ $ \A \z \Z \b \B, quantifiers ? * + {n}
 //   {n,} {n,m} {,m} greedy, lazy (??) and possessive (?+ *+ ++).
 // Leftmost-first (Perl) match semantics. Unsupported syntax (backreferences,
-// \G, scripts as \p{Han}, ...) is a compile error naming the construct.
+// \G, scripts as \p{Han}, POSIX brackets, (?x)) is a compile error naming the
+// construct. Case-insensitive matching uses simple (one-to-one) case folding:
+// Oniguruma's multi-character folds (ß = ss, ﬁ = fi) are not applied; no real
+// tokenizer pattern depends on them.
 #pragma once
 #include <cstddef>
 #include <memory>

@@ -6,10 +6,12 @@
 #include <cmath>
 
 #include "ops/linalg/conv.h"
+#include "ops/linalg/test_util.h"
 #include "tests/op_harness.h"
 
 using pte::test::Harness;
 using pte::Dynamism;
+using pte::test::to_physical;
 
 namespace {
 
@@ -20,28 +22,6 @@ std::vector<float> ar(int64_t n, int mod = 7, int off = 3) {
   return v;
 }
 
-// Reorders a C-order (logical) array into the physical order of `dim_order`.
-template <class T>
-std::vector<T> to_physical(const std::vector<T>& logical, const std::vector<int64_t>& sizes,
-                           const std::vector<uint8_t>& order) {
-  const size_t nd = sizes.size();
-  std::vector<int64_t> strides(nd);
-  int64_t s = 1;
-  for (size_t i = nd; i-- > 0;) {
-    strides[order[i]] = s;
-    s *= sizes[order[i]];
-  }
-  std::vector<T> phys(logical.size());
-  for (size_t i = 0; i < logical.size(); ++i) {
-    int64_t rem = static_cast<int64_t>(i), off = 0;
-    for (size_t d = nd; d-- > 0;) {
-      off += (rem % sizes[d]) * strides[d];
-      rem /= sizes[d];
-    }
-    phys[off] = logical[i];
-  }
-  return phys;
-}
 
 std::vector<pte::EValue*> conv_args(Harness& h, pte::EValue* x, pte::EValue* w, pte::EValue* b, std::vector<int64_t> s,
                                     std::vector<int64_t> p, std::vector<int64_t> d, bool tr, std::vector<int64_t> op,

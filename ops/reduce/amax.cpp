@@ -14,6 +14,11 @@ void amax_typed(const ReducePlan& p, const Tensor& in, Tensor& out) {
   using C = compute_t<T>;
   const T* x = in.ptr<T>();
   T* y = out.ptr<T>();
+  int64_t len = 0, s = 0;
+  if (inner_row(p.inner, &len, &s)) {
+    for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) { y[b] = convert<T>(minmax_row<IsMax>(x + a, len, s)); });
+    return;
+  }
   for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) {
     C best = static_cast<C>(x[a]);
     for_each(p.inner, a, 0, [&](int64_t ia, int64_t) {

@@ -14,6 +14,11 @@ void argmax_typed(const ReducePlan& p, const Tensor& in, Tensor& out) {
   using C = compute_t<T>;
   const T* x = in.ptr<T>();
   int64_t* y = out.ptr<int64_t>();
+  int64_t len = 0, s = 0;
+  if (inner_row(p.inner, &len, &s)) {
+    for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) { y[b] = arg_row<IsMax>(x + a, len, s); });
+    return;
+  }
   for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) {
     C best = static_cast<C>(x[a]);
     int64_t best_j = 0, j = 0;

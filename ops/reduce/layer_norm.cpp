@@ -24,8 +24,25 @@ struct LayerNormArgs {
   Tensor* rstd;
 };
 
+// One contiguous-or-strided row: out = (x - mean) * rstd * w + b.
+template <class T, class W, class C>
+void layer_norm_row(const T* x, int64_t sx, T* y, int64_t sy, int64_t n, const W* w, const W* b, C mean, C rstd) {
+  if (w && b) {
+    for (int64_t j = 0; j < n; ++j)
+      y[j * sy] = convert<T>((static_cast<C>(x[j * sx]) - mean) * rstd * static_cast<C>(w[j]) + static_cast<C>(b[j]));
+  } else if (w) {
+    for (int64_t j = 0; j < n; ++j)
+      y[j * sy] = convert<T>((static_cast<C>(x[j * sx]) - mean) * rstd * static_cast<C>(w[j]));
+  } else if (b) {
+    for (int64_t j = 0; j < n; ++j)
+      y[j * sy] = convert<T>((static_cast<C>(x[j * sx]) - mean) * rstd + static_cast<C>(b[j]));
+  } else {
+    for (int64_t j = 0; j < n; ++j) y[j * sy] = convert<T>((static_cast<C>(x[j * sx]) - mean) * rstd);
+  }
+}
+
 template <class T, class W>
-void layer_norm_typed(const ReducePlan& p, const LayerNormArgs& a) {
+void layer_norm_typed(KernelContext& ctx, const ReducePlan& p, const LayerNormArgs& a) {
   using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
   const T* x = a.in->ptr<T>();
   T* y = a.out->ptr<T>();
@@ -37,33 +54,31 @@ void layer_norm_typed(const ReducePlan& p, const LayerNormArgs& a) {
   const int64_t n = p.inner.numel;
   int64_t len = 0, sa = 0, sb = 0;
   const bool row = inner_row(p.inner, &len, &sa, &sb) && w_contig && b_contig;
-  int64_t k = 0;
-  for_each(p.outer, 0, 0, [&](int64_t ra, int64_t rb) {
+  parallel_for_each(ctx, p.outer, p.outer.numel * n * 3, [&](int64_t ra, int64_t rb, int64_t k) {
     double mean = 0, rstd = NAN;
     if (n > 0) {
-      double s = 0;
-      if (row)
+      double s = 0, m2 = 0;
+      if (row) {
         s = sum_row_f64(x + ra, len, sa);
-      else
+        mean = s / static_cast<double>(n);
+        const T* xr = x + ra;
+        for (int64_t j = 0; j < len; ++j) {
+          double d = convert<double>(xr[j * sa]) - mean;
+          m2 += d * d;
+        }
+      } else {
         for_each(p.inner, ra, 0, [&](int64_t ia, int64_t) { s += convert<double>(x[ia]); });
-      mean = s / static_cast<double>(n);
-      double m2 = 0;
-      for_each(p.inner, ra, 0, [&](int64_t ia, int64_t) {
-        double d = convert<double>(x[ia]) - mean;
-        m2 += d * d;
-      });
+        mean = s / static_cast<double>(n);
+        for_each(p.inner, ra, 0, [&](int64_t ia, int64_t) {
+          double d = convert<double>(x[ia]) - mean;
+          m2 += d * d;
+        });
+      }
       rstd = 1.0 / std::sqrt(m2 / static_cast<double>(n) + a.eps);
     }
     const C mc = static_cast<C>(mean), rc = static_cast<C>(rstd);
     if (row) {
-      const T* xr = x + ra;
-      T* yr = y + rb;
-      for (int64_t j = 0; j < len; ++j) {
-        C v = (static_cast<C>(xr[j * sa]) - mc) * rc;
-        if (w) v *= static_cast<C>(w[j]);
-        if (bi) v += static_cast<C>(bi[j]);
-        yr[j * sb] = convert<T>(v);
-      }
+      layer_norm_row<T, W, C>(x + ra, sa, y + rb, sb, len, w, bi, mc, rc);
     } else {
       int64_t j = 0;
       for_each(p.inner, ra, rb, [&](int64_t ia, int64_t ib) {
@@ -76,7 +91,6 @@ void layer_norm_typed(const ReducePlan& p, const LayerNormArgs& a) {
     }
     store_as(*a.mean, m_contig ? k : strided_offset(*a.mean, k), mean);
     store_as(*a.rstd, r_contig ? k : strided_offset(*a.rstd, k), rstd);
-    ++k;
   });
 }
 
@@ -128,7 +142,7 @@ bool native_layer_norm_out(KernelContext& ctx, EValue** args) {
     return false;
   visit_float_dtype(in.dtype, [&](auto ti) {
     visit_float_dtype(wdt, [&](auto tw) {
-      layer_norm_typed<typename decltype(ti)::type, typename decltype(tw)::type>(p, a);
+      layer_norm_typed<typename decltype(ti)::type, typename decltype(tw)::type>(ctx, p, a);
     });
   });
   return true;

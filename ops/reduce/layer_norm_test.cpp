@@ -74,3 +74,42 @@ TEST_CASE("native_layer_norm.out: bf16 input with f32 weight; errors") {
   CHECK_FALSE(h.call("aten::native_layer_norm.out",
                      {x, h.ints({2}), w3, h.none(), h.d(1e-5), o, mean, rstd, h.list({o, mean, rstd})}, false));
 }
+
+#include <pthreadpool.h>
+
+TEST_CASE("native_layer_norm.out: rows split over a thread pool match a double reference") {
+  Harness h;
+  pthreadpool_t pool = pthreadpool_create(3);
+  h.ctx.threadpool = pool;
+  const int R = 61, N = 777;
+  std::vector<float> v(R * N), wv(N), bv(N);
+  for (int i = 0; i < R * N; ++i) v[i] = static_cast<float>(std::cos(i * 0.11) * (1 + i % 5));
+  for (int j = 0; j < N; ++j) {
+    wv[j] = 0.5f + (j % 3);
+    bv[j] = -0.25f * (j % 4);
+  }
+  auto* x = h.tensor<float>({R, N}, v);
+  auto* w = h.tensor<float>({N}, wv);
+  auto* b = h.tensor<float>({N}, bv);
+  auto* o = h.out<float>({R, N});
+  auto* mean = h.out<float>({R, 1});
+  auto* rstd = h.out<float>({R, 1});
+  REQUIRE(h.call("aten::native_layer_norm.out", {x, h.ints({N}), w, b, h.d(1e-5), o, mean, rstd, h.list({o, mean, rstd})},
+                 false));
+  auto r = Harness::values<float>(o);
+  auto rm = Harness::values<float>(mean);
+  double worst = 0;
+  for (int i = 0; i < R; ++i) {
+    double s = 0, m2 = 0;
+    for (int j = 0; j < N; ++j) s += v[i * N + j];
+    const double mu = s / N;
+    for (int j = 0; j < N; ++j) m2 += (v[i * N + j] - mu) * (v[i * N + j] - mu);
+    const double rs = 1 / std::sqrt(m2 / N + 1e-5);
+    CHECK(rm[i] == doctest::Approx(mu).epsilon(1e-5));
+    for (int j = 0; j < N; ++j)
+      worst = std::max(worst, std::fabs(r[i * N + j] - ((v[i * N + j] - mu) * rs * wv[j] + bv[j])));
+  }
+  CHECK(worst < 1e-4);
+  h.ctx.threadpool = nullptr;
+  pthreadpool_destroy(pool);
+}

@@ -21,6 +21,16 @@ void max_dim_typed(const ReducePlan& p, const Tensor& in, Tensor& values, Tensor
   T* y = values.ptr<T>();
   const bool idx_contig = indices.contiguous_order();
   int64_t k = 0;
+  int64_t len = 0, s = 0;
+  if (inner_row(p.inner, &len, &s)) {
+    for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) {
+      const int64_t j = arg_row<IsMax>(x + a, len, s);
+      y[b] = x[a + j * s];
+      store_as(indices, idx_contig ? k : strided_offset(indices, k), j);
+      ++k;
+    });
+    return;
+  }
   for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) {
     C best = static_cast<C>(x[a]);
     int64_t best_j = 0, j = 0;
@@ -72,6 +82,10 @@ void max_all_typed(const Tensor& in, Tensor& out) {
   const T* x = in.ptr<T>();
   const int64_t n = in.numel();
   const bool contig = in.contiguous_order();
+  if (contig) {
+    out.ptr<T>()[0] = convert<T>(minmax_row<IsMax>(x, n, 1));
+    return;
+  }
   C best = static_cast<C>(x[0]);
   for (int64_t i = 0; i < n; ++i) {
     C v = static_cast<C>(x[contig ? i : strided_offset(in, i)]);

@@ -269,3 +269,117 @@ inline bool better(C v, C best) {
 }
 
 }  // namespace pte
+
+namespace pte {
+
+// Calls f(a, b, k) for the indices k in [begin, end) of `it` (logical order), a and b
+// being the stream offsets of index k.
+template <class F>
+inline void for_each_range(const DimIter& it, int64_t begin, int64_t end, F&& f) {
+  if (begin >= end) return;
+  if (it.n == 0) {
+    f(int64_t{0}, int64_t{0}, int64_t{0});
+    return;
+  }
+  int64_t idx[kMaxDims];
+  int64_t a = 0, b = 0, rem = begin;
+  for (int d = it.n - 1; d >= 0; --d) {
+    idx[d] = rem % it.size[d];
+    rem /= it.size[d];
+    a += idx[d] * it.sa[d];
+    b += idx[d] * it.sb[d];
+  }
+  for (int64_t k = begin; k < end; ++k) {
+    f(a, b, k);
+    for (int d = it.n - 1; d >= 0; --d) {
+      a += it.sa[d];
+      b += it.sb[d];
+      if (++idx[d] < it.size[d]) break;
+      a -= it.sa[d] * it.size[d];
+      b -= it.sb[d] * it.size[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+// Runs f(a, b, k) for every index k of `it`, split into chunks over ctx.threadpool
+// when there is one and `work` (elements touched in all) is large enough to pay for
+// it; serially otherwise. f must only write what index k owns.
+void parallel_chunks(KernelContext& ctx, int64_t n, int64_t work, void (*task)(void*, size_t), void* job,
+                     int64_t* chunk);
+
+template <class F>
+struct OuterJob {
+  const DimIter* it;
+  F* f;
+  int64_t chunk;
+};
+
+template <class F>
+void outer_job_task(void* p, size_t i) {
+  auto* j = static_cast<OuterJob<F>*>(p);
+  const int64_t begin = static_cast<int64_t>(i) * j->chunk;
+  const int64_t end = begin + j->chunk < j->it->numel ? begin + j->chunk : j->it->numel;
+  for_each_range(*j->it, begin, end, *j->f);
+}
+
+template <class F>
+inline void parallel_for_each(KernelContext& ctx, const DimIter& it, int64_t work, F&& f) {
+  using Fn = std::remove_reference_t<F>;
+  OuterJob<Fn> job{&it, &f, 0};
+  parallel_chunks(ctx, it.numel, work, &outer_job_task<Fn>, &job, &job.chunk);
+}
+
+}  // namespace pte
+
+namespace pte {
+
+// Max (IsMax) or min of n >= 1 elements of x with stride s; a NaN anywhere gives
+// NaN. Branch-free over the row so the compiler can vectorise it.
+template <bool IsMax, class T>
+inline compute_t<T> minmax_row(const T* x, int64_t n, int64_t s) {
+  using C = compute_t<T>;
+  C best = static_cast<C>(x[0]);
+  if constexpr (std::is_floating_point_v<C>) {
+    bool nan = false;
+    for (int64_t i = 0; i < n; ++i) {
+      C v = static_cast<C>(x[i * s]);
+      nan |= v != v;
+      if constexpr (IsMax)
+        best = v > best ? v : best;
+      else
+        best = v < best ? v : best;
+    }
+    return nan ? std::numeric_limits<C>::quiet_NaN() : best;
+  } else {
+    for (int64_t i = 1; i < n; ++i) {
+      C v = static_cast<C>(x[i * s]);
+      if constexpr (IsMax)
+        best = v > best ? v : best;
+      else
+        best = v < best ? v : best;
+    }
+    return best;
+  }
+}
+
+// Index of the first max (IsMax) or min of n >= 1 elements of x with stride s; the
+// first NaN wins.
+template <bool IsMax, class T>
+inline int64_t arg_row(const T* x, int64_t n, int64_t s) {
+  using C = compute_t<T>;
+  C best = static_cast<C>(x[0]);
+  if (isnan_v(best)) return 0;
+  int64_t idx = 0;
+  for (int64_t i = 1; i < n; ++i) {
+    C v = static_cast<C>(x[i * s]);
+    if (isnan_v(v)) return i;
+    if (IsMax ? v > best : v < best) {
+      best = v;
+      idx = i;
+    }
+  }
+  return idx;
+}
+
+}  // namespace pte

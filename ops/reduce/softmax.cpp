@@ -8,47 +8,30 @@
 // double), the sum in double. A row that is all -inf, or holds a NaN, gives NaN as in
 // torch. half_to_float: a Half/BFloat16 input writes a Float out (torch's CPU kernel
 // refuses it; we allow it). Floating dtypes only.
-#include "ops/reduce/reduce_util.h"
+#include "ops/reduce/softmax_rows.h"
 
 namespace pte {
 
 namespace {
 
-template <class T, class O, class C, bool Log>
-void softmax_row(const T* x, int64_t sx, O* y, int64_t sy, int64_t n) {
-  C m = -std::numeric_limits<C>::infinity();
-  for (int64_t i = 0; i < n; ++i) {
-    C v = static_cast<C>(x[i * sx]);
-    if (v > m) m = v;  // a NaN is skipped here but poisons the sum below
-  }
-  double s = 0;
-  if constexpr (Log) {
-    for (int64_t i = 0; i < n; ++i) s += std::exp(static_cast<C>(x[i * sx]) - m);
-    const C logs = static_cast<C>(std::log(s));
-    for (int64_t i = 0; i < n; ++i) y[i * sy] = convert<O>(static_cast<C>(x[i * sx]) - m - logs);
-  } else if constexpr (std::is_same_v<O, C>) {
-    for (int64_t i = 0; i < n; ++i) {
-      C e = std::exp(static_cast<C>(x[i * sx]) - m);
-      y[i * sy] = e;
-      s += e;
-    }
-    const C r = static_cast<C>(1.0 / s);
-    for (int64_t i = 0; i < n; ++i) y[i * sy] *= r;
-  } else {  // a 16-bit out: keep the exponentials in C, round once
-    for (int64_t i = 0; i < n; ++i) s += std::exp(static_cast<C>(x[i * sx]) - m);
-    const C r = static_cast<C>(1.0 / s);
-    for (int64_t i = 0; i < n; ++i) y[i * sy] = convert<O>(std::exp(static_cast<C>(x[i * sx]) - m) * r);
-  }
-}
-
 template <class T, class O, bool Log>
-void softmax_typed(const ReducePlan& p, const Tensor& in, Tensor& out) {
+void softmax_typed(KernelContext& ctx, const ReducePlan& p, const Tensor& in, Tensor& out) {
   using C = std::conditional_t<std::is_same_v<T, double> || std::is_same_v<O, double>, double, float>;
   const T* x = in.ptr<T>();
   O* y = out.ptr<O>();
   int64_t len = 0, sa = 0, sb = 0;
   inner_row(p.inner, &len, &sa, &sb);  // a single dim: always one row
-  for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) { softmax_row<T, O, C, Log>(x + a, sa, y + b, sb, len); });
+  if constexpr (std::is_same_v<T, float> && std::is_same_v<O, float>) {
+    if (sa == 1 && sb == 1 && len > 0) {
+      parallel_for_each(ctx, p.outer, p.outer.numel * len * 4, [&](int64_t a, int64_t b, int64_t) {
+        softmax_row_f32_autovec<Log>(x + a, y + b, len);
+      });
+      return;
+    }
+  }
+  parallel_for_each(ctx, p.outer, p.outer.numel * len * 8, [&](int64_t a, int64_t b, int64_t) {
+    softmax_row<T, O, C, Log>(x + a, sa, y + b, sb, len);
+  });
 }
 
 template <bool Log>
@@ -79,7 +62,7 @@ bool softmax_common(KernelContext& ctx, const char* op, EValue** args, bool half
   if (!plan_same_shape(ctx, in, mask, out, p)) return false;
   visit_float_dtype(in.dtype, [&](auto ti) {
     visit_float_dtype(out.dtype, [&](auto to) {
-      softmax_typed<typename decltype(ti)::type, typename decltype(to)::type, Log>(p, in, out);
+      softmax_typed<typename decltype(ti)::type, typename decltype(to)::type, Log>(ctx, p, in, out);
     });
   });
   return true;

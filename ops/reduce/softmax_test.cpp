@@ -75,3 +75,73 @@ TEST_CASE("_softmax.out: errors") {
   auto* xi = h.tensor<int32_t>({3}, {1, 2, 3});
   CHECK_FALSE(h.call("aten::_softmax.out", {xi, h.i(0), h.b(false), o}));
 }
+
+#include <pthreadpool.h>
+
+TEST_CASE("_softmax.out: rows split over a thread pool match a double reference") {
+  Harness h;
+  pthreadpool_t pool = pthreadpool_create(3);
+  h.ctx.threadpool = pool;
+  const int R = 97, N = 600;
+  std::vector<float> v(R * N);
+  for (int i = 0; i < R * N; ++i) v[i] = static_cast<float>(std::sin(i * 0.37) * 4 + (i % 7));
+  auto* x = h.tensor<float>({R, N}, v);
+  auto* o = h.out<float>({R, N});
+  REQUIRE(h.call("aten::_softmax.out", {x, h.i(1), h.b(false), o}));
+  auto r = Harness::values<float>(o);
+  double worst = 0;
+  for (int i = 0; i < R; ++i) {
+    double m = -INFINITY, s = 0;
+    for (int j = 0; j < N; ++j) m = std::max(m, static_cast<double>(v[i * N + j]));
+    for (int j = 0; j < N; ++j) s += std::exp(v[i * N + j] - m);
+    for (int j = 0; j < N; ++j) worst = std::max(worst, std::fabs(r[i * N + j] - std::exp(v[i * N + j] - m) / s));
+  }
+  CHECK(worst < 1e-6);
+  h.ctx.threadpool = nullptr;
+  pthreadpool_destroy(pool);
+}
+
+#include "ops/reduce/softmax_rows.h"
+
+TEST_CASE("softmax f32 fast path: exp_f32_poly and softmax_row_f32_autovec against the scalar reference") {
+  // exp over the softmax domain (x - max <= 0) and a little above
+  double worst = 0;
+  for (int i = 0; i <= 200000; ++i) {
+    float x = -87.0f + 97.0f * static_cast<float>(i) / 200000.0f;
+    double ref = std::exp(static_cast<double>(x));
+    worst = std::max(worst, std::fabs(pte::exp_f32_poly(x) - ref) / ref);
+  }
+  CHECK(worst < 3.6e-7);  // ~3 ulp
+  CHECK(pte::exp_f32_poly(-INFINITY) == 0.0f);
+  CHECK(pte::exp_f32_poly(-1000.0f) == 0.0f);
+  CHECK(pte::exp_f32_poly(0.0f) == 1.0f);
+  CHECK(std::isinf(pte::exp_f32_poly(INFINITY)));
+  CHECK(std::isnan(pte::exp_f32_poly(NAN)));
+
+  // rows of assorted lengths (tails of the 8-wide max), masked entries, both forms
+  for (int n : {1, 3, 8, 13, 64, 1000}) {
+    std::vector<float> x(n), ref(n), fast(n), lref(n), lfast(n);
+    for (int i = 0; i < n; ++i) x[i] = (i % 5 == 3) ? -INFINITY : static_cast<float>(std::sin(i * 1.3) * 20);
+    x[0] = 2.0f;
+    pte::softmax_row<float, float, float, false>(x.data(), 1, ref.data(), 1, n);
+    pte::softmax_row_f32_autovec<false>(x.data(), fast.data(), n);
+    pte::softmax_row<float, float, float, true>(x.data(), 1, lref.data(), 1, n);
+    pte::softmax_row_f32_autovec<true>(x.data(), lfast.data(), n);
+    for (int i = 0; i < n; ++i) {
+      CHECK(fast[i] == doctest::Approx(ref[i]).epsilon(1e-6));
+      if (std::isinf(x[i])) {
+        CHECK(fast[i] == 0.0f);
+        CHECK(std::isinf(lfast[i]));
+      } else {
+        CHECK(lfast[i] == doctest::Approx(lref[i]).epsilon(1e-6));
+      }
+    }
+  }
+  // all -inf, and a NaN, give NaN rows as the reference does
+  std::vector<float> ninf(9, -INFINITY), withnan = {1, NAN, 2}, out(9);
+  pte::softmax_row_f32_autovec<false>(ninf.data(), out.data(), 9);
+  CHECK(std::isnan(out[4]));
+  pte::softmax_row_f32_autovec<false>(withnan.data(), out.data(), 3);
+  CHECK(std::isnan(out[0]));
+  CHECK(std::isnan(out[2]));
+}

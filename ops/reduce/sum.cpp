@@ -10,20 +10,58 @@ namespace pte {
 
 namespace {
 
+// The reduced dims are a contiguous row (or nothing to vectorise over): one
+// multi-accumulator pass per output, outputs spread over the thread pool.
 template <class T>
-void sum_float(const ReducePlan& p, const Tensor& in, Tensor& out, double divisor) {
+void sum_float_rows(KernelContext& ctx, const ReducePlan& p, const T* x, Tensor& out, double divisor) {
+  int64_t len = 0, s = 0;
+  inner_row(p.inner, &len, &s);
+  parallel_for_each(ctx, p.outer, p.outer.numel * len, [&](int64_t a, int64_t b, int64_t) {
+    store_as(out, b, sum_row_f64(x + a, len, s) / divisor);
+  });
+}
+
+// The innermost kept dim is contiguous in the input (e.g. a sum over dim 0 or a
+// mean over the sequence of [B, S, D]): accumulate tiles of consecutive outputs
+// row by row, which walks the input in memory order.
+template <class T>
+void sum_float_columns(const ReducePlan& p, const T* x, Tensor& out, double divisor) {
+  constexpr int64_t kTile = 64;
+  DimIter pre = p.outer;  // the kept dims but the innermost
+  const int last = pre.n - 1;
+  const int64_t L = pre.size[last], ob = pre.sb[last];
+  pre.numel /= L;
+  pre.n = last;
+  for_each(pre, 0, 0, [&](int64_t a, int64_t b) {
+    for (int64_t j0 = 0; j0 < L; j0 += kTile) {
+      const int64_t m = L - j0 < kTile ? L - j0 : kTile;
+      double acc[kTile] = {};
+      for_each(p.inner, a + j0, 0, [&](int64_t ia, int64_t) {
+        const T* q = x + ia;
+        for (int64_t j = 0; j < m; ++j) acc[j] += convert<double>(q[j]);
+      });
+      for (int64_t j = 0; j < m; ++j) store_as(out, b + (j0 + j) * ob, acc[j] / divisor);
+    }
+  });
+}
+
+template <class T>
+void sum_float(KernelContext& ctx, const ReducePlan& p, const Tensor& in, Tensor& out, double divisor) {
   const T* x = in.ptr<T>();
   int64_t len = 0, s = 0;
   const bool row = inner_row(p.inner, &len, &s);
-  for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) {
-    double acc = 0;
-    if (row) {
-      acc = sum_row_f64(x + a, len, s);
-    } else {
+  const bool kept_contig = p.outer.n > 0 && p.outer.sa[p.outer.n - 1] == 1 && p.outer.numel > 0;
+  if (row && (s == 1 || !kept_contig)) {
+    sum_float_rows<T>(ctx, p, x, out, divisor);
+  } else if (kept_contig) {
+    sum_float_columns<T>(p, x, out, divisor);
+  } else {
+    for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) {
+      double acc = 0;
       for_each(p.inner, a, 0, [&](int64_t ia, int64_t) { acc += convert<double>(x[ia]); });
-    }
-    store_as(out, b, acc / divisor);
-  });
+      store_as(out, b, acc / divisor);
+    });
+  }
 }
 
 template <class T>
@@ -45,7 +83,7 @@ bool sum_reduce(KernelContext& ctx, const char* op, const ReducePlan& p, const T
   bool ok = visit_any_dtype(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (float_out)
-      sum_float<T>(p, in, out, divisor);
+      sum_float<T>(ctx, p, in, out, divisor);
     else
       sum_int<T>(p, in, out);
   });

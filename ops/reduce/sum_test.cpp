@@ -111,3 +111,37 @@ TEST_CASE("sum.IntList_out: errors") {
   CHECK_FALSE(h.call("aten::sum.IntList_out", {x, h.ints({1}), h.b(false), h.none(), so}));
   CHECK(h.message.find("resize") != std::string::npos);
 }
+
+#include <pthreadpool.h>
+
+TEST_CASE("sum/mean: thread pool rows and the column (outer-dim) path match a double reference") {
+  Harness h;
+  pthreadpool_t pool = pthreadpool_create(3);
+  h.ctx.threadpool = pool;
+  const int A = 3, S = 130, D = 150;  // [A, S, D]
+  std::vector<float> v(A * S * D);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 7919) % 1000) / 100.0f - 5.0f;
+  auto* x = h.tensor<float>({A, S, D}, v);
+  // rows: mean over the last dim
+  auto* o1 = h.out<float>({A, S});
+  REQUIRE(h.call("aten::mean.out", {x, h.ints({2}), h.b(false), h.none(), o1}));
+  auto r1 = Harness::values<float>(o1);
+  for (int a = 0; a < A; ++a)
+    for (int s = 0; s < S; ++s) {
+      double acc = 0;
+      for (int d = 0; d < D; ++d) acc += v[(a * S + s) * D + d];
+      CHECK(r1[a * S + s] == doctest::Approx(acc / D).epsilon(1e-6));
+    }
+  // columns: sum over the middle dim (tiles of 64 along D, 150 = 2 full tiles + 22)
+  auto* o2 = h.out<float>({A, D});
+  REQUIRE(h.call("aten::sum.IntList_out", {x, h.ints({1}), h.b(false), h.none(), o2}));
+  auto r2 = Harness::values<float>(o2);
+  for (int a = 0; a < A; ++a)
+    for (int d = 0; d < D; ++d) {
+      double acc = 0;
+      for (int s = 0; s < S; ++s) acc += v[(a * S + s) * D + d];
+      CHECK(r2[a * D + d] == doctest::Approx(acc).epsilon(1e-6));
+    }
+  h.ctx.threadpool = nullptr;
+  pthreadpool_destroy(pool);
+}

@@ -1,0 +1,48 @@
+// Helpers for the linalg/quantized doctest files (test code only).
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace pte::test {
+
+// Reorders a C-order (logical) array into the physical order of `dim_order`.
+template <class T>
+std::vector<T> to_physical(const std::vector<T>& logical, const std::vector<int64_t>& sizes,
+                           const std::vector<uint8_t>& order) {
+  const size_t nd = sizes.size();
+  std::vector<int64_t> strides(nd);
+  int64_t s = 1;
+  for (size_t i = nd; i-- > 0;) {
+    strides[order[i]] = s;
+    s *= sizes[order[i]];
+  }
+  std::vector<T> phys(logical.size());
+  for (size_t i = 0; i < logical.size(); ++i) {
+    int64_t rem = static_cast<int64_t>(i), off = 0;
+    for (size_t d = nd; d-- > 0;) {
+      off += (rem % sizes[d]) * strides[d];
+      rem /= sizes[d];
+    }
+    phys[off] = logical[i];
+  }
+  return phys;
+}
+
+// Elementwise |a - b| <= tol (same length).
+template <class A, class B>
+bool all_close(const std::vector<A>& a, const std::vector<B>& b, double tol) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!(std::fabs(static_cast<double>(a[i]) - static_cast<double>(b[i])) <= tol)) return false;
+  return true;
+}
+
+// [v..., v + delta...]: a second channel holding the first shifted by delta.
+inline std::vector<float> two_channels(const std::vector<float>& v, float delta) {
+  std::vector<float> r(v);
+  for (float x : v) r.push_back(x + delta);
+  return r;
+}
+
+}  // namespace pte::test
