@@ -1,7 +1,7 @@
 // pte-run verify: runs every test case of a bundled program (.bpte) and compares
 // the outputs with the expected ones (util/bundle.h, util/compare.h).
 //
-//   pte-run verify FILE.bpte [--atol A] [--rtol R] [--threads N] [--json]
+//   pte-run verify FILE.bpte [--atol A] [--rtol R] [--data F.ptd]... [--threads N] [--json]
 //
 // An element passes when |a-b| <= atol + rtol*|b| (float, double, half; NaN equals
 // NaN); every other dtype, bfloat16 included, must match bytewise; shapes and dtypes
@@ -22,10 +22,13 @@ namespace {
 
 void usage(std::FILE* f) {
   std::fprintf(f,
-               "usage: pte-run verify FILE.bpte [--atol A] [--rtol R] [--threads N] [--json]\n"
+               "usage: pte-run verify FILE.bpte [--atol A] [--rtol R] [--data F.ptd]... [--threads N] [--json]\n"
                "  runs every test case of the bundled program; exit 1 if any fails\n"
                "  --atol A   absolute tolerance (default 1e-8)\n"
-               "  --rtol R   relative tolerance (default 1e-5)\n");
+               "  --rtol R   relative tolerance (default 1e-5)\n"
+               "  --data F   external weights file of the embedded program (repeatable)\n"
+               "  floats/doubles/halves pass when |a-b| <= atol + rtol*|b| (NaN equals NaN);\n"
+               "  every other dtype, bfloat16 included, must match bytewise\n");
 }
 
 bool parse_double(const std::string& s, double* out) {
@@ -59,6 +62,7 @@ int cmd_verify(int argc, char** argv) {
   util::CompareOptions cmp;  // rtol 1e-5, atol 1e-8, bfloat16 bytewise
   Program::MethodOptions mopts;
   bool json_out = false;
+  OpenOptions open;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i], value;
     bool inline_value = false;
@@ -84,6 +88,12 @@ int cmd_verify(int argc, char** argv) {
         std::fprintf(stderr, "pte-run verify: %s wants a number >= 0\n", arg.c_str());
         return 2;
       }
+    } else if (arg == "--data") {
+      if (!need()) {
+        std::fprintf(stderr, "pte-run verify: --data needs a value\n");
+        return 2;
+      }
+      open.data_files.push_back(value);
     } else if (arg == "--threads") {
       if (!need()) {
         std::fprintf(stderr, "pte-run verify: --threads needs a value\n");
@@ -108,7 +118,7 @@ int cmd_verify(int argc, char** argv) {
   util::Bundle bundle;
   Status s = util::bundle_read(path, &bundle);
   util::BundleReport report;
-  if (s) s = util::bundle_run(bundle, cmp, mopts, &report);
+  if (s) s = util::bundle_run(bundle, cmp, mopts, &report, open);
   if (!s) {
     std::fprintf(stderr, "pte-run: %s\n", s.message().c_str());
     return 1;

@@ -25,6 +25,14 @@ bool fits(uint64_t a, uint64_t b, uint64_t limit) { return a <= limit && b <= li
 
 std::string num(uint64_t v) { return std::to_string(v); }
 
+// True when a name from the file holds no control characters (absent is fine).
+bool plain_name(const flatbuffers::String* s) {
+  if (!s) return true;
+  for (unsigned char c : s->string_view())
+    if (c < 0x20 || c == 0x7f) return false;
+  return true;
+}
+
 constexpr size_t kMaxVerifierTables = 50'000'000;
 constexpr size_t kMaxVerifierDepth = 64;
 
@@ -203,6 +211,7 @@ Status DataFile::check_tables() {
   if (named_) {
     for (uint32_t i = 0; i < named_->size(); ++i) {
       if (!named_->Get(i)->key()) return bad("named data " + num(i) + " has no key");
+      if (!plain_name(named_->Get(i)->key())) return bad("named data " + num(i) + " has a key with control characters");
       if (named_->Get(i)->segment_index() >= nseg)
         return bad("named data " + num(i) + " refers to segment " + num(named_->Get(i)->segment_index()) + " of " + num(nseg));
     }
@@ -212,6 +221,7 @@ Status DataFile::check_tables() {
     for (uint32_t i = 0; i < ts->size(); ++i) {
       const auto* t = ts->Get(i);
       if (!t->fqn()) return bad("tensor " + num(i) + " has no name");
+      if (!plain_name(t->fqn())) return bad("tensor " + num(i) + " has a name with control characters");
       if (t->segment_index() >= nseg)
         return bad("tensor " + num(i) + " refers to segment " + num(t->segment_index()) + " of " + num(nseg));
       uint64_t nbytes = 0;
@@ -418,28 +428,46 @@ Status LoadedProgram::parse(const OpenOptions& options) {
   }
   if (!root_->execution_plan() || root_->execution_plan()->size() == 0)
     return Status::error("the program has no methods");
-  return check_unions();
+  return check_tables();
 }
 
-// The flatbuffer verifier accepts a union whose type is set but whose value is
-// absent; every reader would then dereference null. Refuse such values and
-// instructions once here, so val_as_X() / instr_args_as_X() of the stated type are
-// never null afterwards.
-Status LoadedProgram::check_unions() const {
+// Checks the verifier cannot make:
+// - a union whose type is set but whose value is absent passes verification, and
+//   every reader would then dereference null: such values and instructions are
+//   refused here, so val_as_X() / instr_args_as_X() of the stated type are never
+//   null afterwards;
+// - identifiers that end up in error messages (method, operator, backend, named
+//   data and tensor names) must not hold control characters, so every message
+//   stays on one line.
+Status LoadedProgram::check_tables() const {
   const auto* plans = root_->execution_plan();
   for (uint32_t p = 0; p < plans->size(); ++p) {
     const auto* plan = plans->Get(p);
     std::string where = "method " + (plan->name() ? printable(plan->name()->string_view()) : "#" + num(p));
+    if (!plain_name(plan->name())) return Status::error("method #" + num(p) + " has a name with control characters");
     if (const auto* values = plan->values()) {
       for (uint32_t k = 0; k < values->size(); ++k) {
         const auto* ev = values->Get(k);
         auto t = ev->val_type();
-        if (t != fb::KernelTypes::NONE && t != fb::KernelTypes::Null && !ev->val())
-          return Status::error(where + ": value " + num(k) + " has type " + num(static_cast<unsigned>(t)) + " but no data");
         if (static_cast<unsigned>(t) > static_cast<unsigned>(fb::KernelTypes::MAX))
           return Status::error(where + ": value " + num(k) + " has unknown type " + num(static_cast<unsigned>(t)));
+        if (t != fb::KernelTypes::NONE && t != fb::KernelTypes::Null && !ev->val())
+          return Status::error(where + ": value " + num(k) + " has type " + num(static_cast<unsigned>(t)) + " but no data");
+        if (t == fb::KernelTypes::Tensor) {
+          const auto* extra = ev->val_as_Tensor()->extra_tensor_info();
+          if (extra && !plain_name(extra->fully_qualified_name()))
+            return Status::error(where + ": value " + num(k) + " has a tensor name with control characters");
+        }
       }
     }
+    if (const auto* ops = plan->operators())
+      for (uint32_t k = 0; k < ops->size(); ++k)
+        if (!plain_name(ops->Get(k)->name()) || !plain_name(ops->Get(k)->overload()))
+          return Status::error(where + ": operator " + num(k) + " has a name with control characters");
+    if (const auto* dels = plan->delegates())
+      for (uint32_t k = 0; k < dels->size(); ++k)
+        if (!plain_name(dels->Get(k)->id()))
+          return Status::error(where + ": delegate " + num(k) + " has a backend id with control characters");
     if (const auto* chains = plan->chains()) {
       for (uint32_t c = 0; c < chains->size(); ++c) {
         const auto* ins = chains->Get(c)->instructions();
@@ -455,6 +483,9 @@ Status LoadedProgram::check_unions() const {
       }
     }
   }
+  if (const auto* nd = root_->named_data())
+    for (uint32_t k = 0; k < nd->size(); ++k)
+      if (!plain_name(nd->Get(k)->key())) return Status::error("named data entry " + num(k) + " has a key with control characters");
   return Status::ok();
 }
 

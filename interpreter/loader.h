@@ -99,7 +99,7 @@ class LoadedProgram final : public Program {
 
  private:
   Status parse(const OpenOptions& options);
-  Status check_unions() const;
+  Status check_tables() const;
   Status build_info();
 
   std::unique_ptr<FileMap> map_;

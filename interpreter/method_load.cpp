@@ -546,27 +546,12 @@ struct MethodImpl::Load {
         planner::PlanTensor& pt = pin.tensors[k];
         pt.bytes = s.nbytes;
         pt.needs_memory = s.needs_memory;
-        pt.whole = is_input[s.value] || is_output[s.value] || (s.mem_id != 0 && (s.data_idx > 0 || s.external));
+        pt.whole = is_input[s.value] || (s.mem_id != 0 && (s.data_idx > 0 || s.external));
+        pt.to_end = is_output[s.value] != 0;
         if (s.mem_id != 0) pt.file_key = (static_cast<int64_t>(s.mem_id) << 40) | static_cast<int64_t>(s.offset);
       }
       collect_events(&pin);
       planner::PlanResult r = planner::replan(pin);
-      if (getenv("PTE_PLAN_DEBUG")) {
-        int32_t N = pin.num_instructions;
-        std::vector<size_t> live(N > 0 ? N : 1, 0), live_file(N > 0 ? N : 1, 0);
-        std::vector<int> seen_group(slots.size(), 0);
-        for (size_t k = 0; k < slots.size(); ++k) {
-          if (r.offsets[k] < 0 || seen_group[r.group[k]]) continue;
-          seen_group[r.group[k]] = 1;
-          size_t bytes = 0;
-          for (size_t j = 0; j < slots.size(); ++j) if (r.group[j] == r.group[k] && r.offsets[j] >= 0) bytes = std::max(bytes, slots[j].nbytes);
-          for (int32_t i = r.first[k]; i <= r.last[k] && i < N; ++i) live[i] += bytes;
-          fprintf(stderr, "group %d: value %d bytes %zu life [%d,%d] off %lld whole=%d key=%lld\n", r.group[k], slots[k].value, bytes, r.first[k], r.last[k], (long long)r.offsets[k], (int)pin.tensors[k].whole, (long long)pin.tensors[k].file_key);
-        }
-        size_t peak = 0; int at = 0;
-        for (int32_t i = 0; i < N; ++i) if (live[i] > peak) { peak = live[i]; at = i; }
-        fprintf(stderr, "peak live %zu at %d, arena %zu\n", peak, at, r.arena_bytes);
-      }
       m.arenas_.resize(1);
       if (!m.arenas_[0].allocate(r.arena_bytes)) return fail("cannot allocate the re-planned arena (" + num(r.arena_bytes) + " bytes)");
       m.arena_bytes_ = r.arena_bytes;

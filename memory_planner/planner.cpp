@@ -44,17 +44,8 @@ int32_t find(std::vector<Group>& g, int32_t k) {
   return k;
 }
 
-// Merges group b into a (intervals united).
-void merge(std::vector<Group>& g, int32_t a, int32_t b) {
-  a = find(g, a);
-  b = find(g, b);
-  if (a == b) return;
-  g[a].start = std::min(g[a].start, g[b].start);
-  g[a].end = std::max(g[a].end, g[b].end);
-  g[b].merged_into = a;
-}
-
-// Extends group a's interval to cover [s, e]; true when it changed.
+// Extends group a's interval to cover [s, e] (an empty interval, e < s, changes
+// nothing); true when it changed.
 bool cover(Group& a, int32_t s, int32_t e) {
   if (e < s) return false;
   if (a.end < a.start) { a.start = s; a.end = e; return true; }
@@ -62,6 +53,15 @@ bool cover(Group& a, int32_t s, int32_t e) {
   if (s < a.start) { a.start = s; changed = true; }
   if (e > a.end) { a.end = e; changed = true; }
   return changed;
+}
+
+// Merges group b into a (intervals united).
+void merge(std::vector<Group>& g, int32_t a, int32_t b) {
+  a = find(g, a);
+  b = find(g, b);
+  if (a == b) return;
+  cover(g[a], g[b].start, g[b].end);
+  g[b].merged_into = a;
 }
 
 }  // namespace
@@ -85,11 +85,13 @@ PlanResult replan(const PlanInput& in) {
   std::vector<bool> live_in(nt), dead(nt);
   for (int32_t t = 0; t < nt; ++t) {
     const Life& l = life[t];
-    dead[t] = !in.tensors[t].whole && l.first_app == INT32_MAX;
-    live_in[t] = in.tensors[t].whole || (!dead[t] && l.read_first);
-    if (live_in[t]) { t_start[t] = 0; t_end[t] = whole_end; }
+    const bool to_end = in.tensors[t].to_end;
+    dead[t] = !in.tensors[t].whole && !to_end && l.first_app == INT32_MAX;
+    live_in[t] = in.tensors[t].whole || (!dead[t] && (l.read_first || l.first_app == INT32_MAX));
+    if (in.tensors[t].whole) { t_start[t] = 0; t_end[t] = l.first_app == INT32_MAX ? 0 : l.last; }  // to the end after grouping
+    else if (live_in[t]) { t_start[t] = 0; t_end[t] = whole_end; }
     else if (dead[t]) { t_start[t] = 0; t_end[t] = -1; }
-    else { t_start[t] = l.first_app; t_end[t] = l.last; }
+    else { t_start[t] = l.first_app; t_end[t] = to_end ? whole_end : l.last; }
   }
 
   // Groups: one per tensor, then the file plan's shared slots are united.
@@ -106,14 +108,15 @@ PlanResult replan(const PlanInput& in) {
     if (in.tensors[t].file_key >= 0) buckets[in.tensors[t].file_key].push_back(t);
   for (auto& [key, members] : buckets) {
     if (members.size() < 2) continue;
-    auto anchor = [&](int32_t t) { return dead[t] ? INT32_MAX : in.tensors[t].whole && life[t].first_app == INT32_MAX ? INT32_MAX - 1 : life[t].first_app; };
+    auto anchor = [&](int32_t t) { return dead[t] ? INT32_MAX : life[t].first_app == INT32_MAX ? INT32_MAX - 1 : life[t].first_app; };
     std::stable_sort(members.begin(), members.end(), [&](int32_t a, int32_t b) {
       if (anchor(a) != anchor(b)) return anchor(a) < anchor(b);
       return !live_in[a] && live_in[b];  // the writer before the readers of one instruction
     });
     std::vector<int32_t> bucket_groups;  // group ids (roots) created in this bucket, in creation order
     for (int32_t t : members) {
-      bool self_defined = !live_in[t] && !dead[t];
+      // Inputs count as written at the start: they overlap only true aliases in the file's plan.
+      bool self_defined = (!live_in[t] || in.tensors[t].whole) && !dead[t];
       int32_t join = -1;
       if (self_defined) {
         for (int32_t g : bucket_groups) {
@@ -136,7 +139,9 @@ PlanResult replan(const PlanInput& in) {
           // Not live-in after all: the group's writer defined it; its uses extend the group.
           live_in[t] = false;
           t_start[t] = groups[join].start;
-          t_end[t] = life[t].last;
+          t_end[t] = in.tensors[t].to_end ? whole_end : life[t].last;
+          groups[t].start = t_start[t];
+          groups[t].end = t_end[t];
         }
       }
       if (join >= 0) {
@@ -161,6 +166,8 @@ PlanResult replan(const PlanInput& in) {
     }
   }
   for (int32_t t = 0; t < nt; ++t) gid[t] = find(groups, t);
+  for (int32_t t = 0; t < nt; ++t)
+    if (in.tensors[t].whole) cover(groups[gid[t]], 0, whole_end);
 
   // Run-time aliases and loops extend lifetimes, to a fixpoint.
   for (bool changed = true; changed;) {

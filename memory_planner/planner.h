@@ -10,8 +10,9 @@
 //  - a tensor lives from its definition (first instruction where it is written: the
 //    return slot of a KernelCall, or its first appearance in a DelegateCall) to its
 //    last use;
-//  - inputs, outputs, and tensors read before any write (mutable buffers such as KV
-//    caches, whose contents persist between runs) live for the whole method;
+//  - inputs and tensors read before any write (mutable buffers such as KV caches,
+//    whose contents persist between runs) live for the whole method; outputs live
+//    from their definition to the end (they are read after execute() returns);
 //  - tensors that share storage in the file's plan (elided static views: same
 //    memory_id and offset with overlapping lifetimes, or a view read where no
 //    instruction wrote it) form one group and get one slot;
@@ -54,7 +55,8 @@ class Arena {
 struct PlanTensor {
   size_t bytes = 0;
   bool needs_memory = false;  // gets a slot (else: lifetime only, e.g. an et_view output)
-  bool whole = false;         // input, output, initialised mutable buffer: live for the whole method
+  bool whole = false;         // input, initialised mutable buffer: live for the whole method
+  bool to_end = false;        // output: live from its definition to the end of the method
   int64_t file_key = -1;      // (memory_id << 40) | offset in the file's plan; -1 when unplanned
 };
 

@@ -313,3 +313,20 @@ TEST_CASE("cli verify: the bundled program passes; tolerance flags; bad files") 
   CHECK(r.code == 1);
   CHECK(has(r.err, "not a bundled program"));
 }
+
+TEST_CASE("cli run: big tensors are summarised numpy-style in text, complete in JSON") {
+  SKIP_WITHOUT_CORPUS();
+  const std::string f = kCorpus + "executorch/pr17248_softmax.pte";
+  // softmax of a constant row of 4096 is 1/4096 = 0.000244140625 everywhere.
+  Result r = run({"run", f, "--input", "f32[2,4096]:1"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string row = "[0.000244141, 0.000244141, 0.000244141, ..., 0.000244141, 0.000244141, 0.000244141]";
+  CHECK(r.out == "output 0: f32[2,4096] = [" + row + ", " + row + "]\n");
+  r = run({"run", f, "--input", "f32[2,4096]:1", "--json"});
+  REQUIRE(r.code == 0);
+  pte::json::Value doc = parse_json(r);
+  const pte::json::Value& data = *(*doc.find("outputs"))[0].find("data");
+  REQUIRE(data.size() == 8192);
+  CHECK(data.items()[8191].as_double() == 0.000244140625);
+}

@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -204,4 +205,90 @@ TEST_CASE("conformance: fixtures/data/manifest.json against eager and ExecuTorch
   std::printf("conformance: %d passed, %d failed, %d skipped-unsupported\n", t.passed, t.failed, t.skipped);
   MESSAGE("conformance: " << t.passed << " passed, " << t.failed << " failed [" << f << " ], " << t.skipped
                           << " skipped-unsupported [" << sk << " ]");
+}
+
+// ---- the comparison rules the runner uses (util/compare) ----------------------
+
+namespace {
+
+pte::util::HostTensor floats(std::vector<float> v, std::vector<int64_t> shape = {}) {
+  pte::util::HostTensor t;
+  t.dtype = pte::DType::Float;
+  t.shape = shape.empty() ? std::vector<int64_t>{static_cast<int64_t>(v.size())} : shape;
+  t.bytes.resize(v.size() * 4);
+  std::memcpy(t.bytes.data(), v.data(), t.bytes.size());
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("compare: tolerance rule, NaN and infinities, nmse") {
+  pte::util::CompareOptions o;
+  o.atol = 1e-3;
+  o.rtol = 1e-2;
+  // |a-b| <= atol + rtol*|b|: for b = 10 the bound is 0.101.
+  CHECK(pte::util::compare_tensors(floats({10.1f}), floats({10.0f}), o).ok);
+  CHECK_FALSE(pte::util::compare_tensors(floats({10.2f}), floats({10.0f}), o).ok);
+  // The bound uses the expected value only: a = 10, b = 9.9 gives 0.1 > 0.001 + 0.099.
+  CHECK_FALSE(pte::util::compare_tensors(floats({10.0f}), floats({9.9f}), o).ok);
+
+  const float nan = std::nanf(""), inf = INFINITY;
+  CHECK(pte::util::compare_tensors(floats({nan, inf, -inf}), floats({nan, inf, -inf}), o).ok);
+  auto r = pte::util::compare_tensors(floats({1, nan}), floats({1, 2}), o);
+  CHECK_FALSE(r.ok);
+  CHECK(std::isinf(r.max_abs_err));
+  CHECK(r.mismatches == 1);
+  CHECK(r.message.find("flat index 1") != std::string::npos);
+  CHECK_FALSE(pte::util::compare_tensors(floats({inf}), floats({-inf}), o).ok);
+
+  // nmse = sum (a-b)^2 / sum b^2 = (0.25 + 0) / (1 + 4); max |a-b| = 0.5.
+  r = pte::util::compare_tensors(floats({1.5f, 2}), floats({1, 2}), o);
+  CHECK(r.max_abs_err == 0.5);
+  CHECK(r.nmse == doctest::Approx(0.05));
+  CHECK(pte::util::compare_tensors(floats({0, 0}), floats({0, 0}), o).nmse == 0);
+
+  // Shapes and dtypes must match exactly.
+  r = pte::util::compare_tensors(floats({1, 2}, {2, 1}), floats({1, 2}, {1, 2}), o);
+  CHECK_FALSE(r.ok);
+  CHECK(r.message == "got f32[2,1], expected f32[1,2]");
+}
+
+TEST_CASE("compare: integers exactly, bfloat16 bytewise or by value, scalars") {
+  pte::util::CompareOptions o;
+  o.atol = 10;
+  o.rtol = 10;
+  pte::util::HostTensor a, b;
+  a.dtype = b.dtype = pte::DType::Int32;
+  a.shape = b.shape = {2};
+  int32_t av[2] = {5, 7}, bv[2] = {5, 8};
+  a.bytes.assign(reinterpret_cast<uint8_t*>(av), reinterpret_cast<uint8_t*>(av) + 8);
+  b.bytes.assign(reinterpret_cast<uint8_t*>(bv), reinterpret_cast<uint8_t*>(bv) + 8);
+  auto r = pte::util::compare_tensors(a, b, o);
+  CHECK_FALSE(r.ok);  // tolerances do not apply to integers
+  CHECK(r.max_abs_err == 1);
+
+  pte::util::HostTensor x, y;
+  x.dtype = y.dtype = pte::DType::BFloat16;
+  x.shape = y.shape = {1};
+  x.bytes = {0x80, 0x3f};  // 1.0
+  y.bytes = {0x81, 0x3f};  // 1.0078125
+  o.atol = 0.01;
+  o.rtol = 0;
+  o.bf16_bytewise = true;
+  CHECK_FALSE(pte::util::compare_tensors(x, y, o).ok);
+  o.bf16_bytewise = false;
+  CHECK(pte::util::compare_tensors(x, y, o).ok);
+
+  pte::util::HostValue i1, i2, d1;
+  i1.tag = i2.tag = pte::Tag::Int;
+  i1.i = 128;
+  i2.i = 129;
+  d1.tag = pte::Tag::Double;
+  d1.d = 128;
+  CHECK_FALSE(pte::util::compare_values(i1, i2, o).ok);
+  i2.i = 128;
+  CHECK(pte::util::compare_values(i1, i2, o).ok);
+  r = pte::util::compare_values(i1, d1, o);
+  CHECK_FALSE(r.ok);
+  CHECK(r.message == "got int 128, expected float 128");
 }

@@ -565,6 +565,18 @@ TEST_CASE("corpus: bundled program validation refuses damaged files") {
     pte::Status s = pte::util::bundle_parse(std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<long>(n)), "cut.bpte", &b);
     CHECK_FALSE(s);
   }
+  // Every single-byte corruption is either refused or runs without crashing.
+  size_t parsed = 0;
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    std::vector<uint8_t> bad = bytes;
+    bad[i] ^= static_cast<uint8_t>(0x5a + i);
+    pte::util::Bundle parsed_bundle;
+    if (!pte::util::bundle_parse(std::move(bad), "flip.bpte", &parsed_bundle)) continue;
+    ++parsed;
+    pte::util::BundleReport rep;
+    (void)pte::util::bundle_run(parsed_bundle, {}, {}, &rep);
+  }
+  CHECK(parsed > 0);
   std::vector<uint8_t> wrong_id = bytes;
   wrong_id[7] = '9';
   pte::Status s = pte::util::bundle_parse(wrong_id, "id.bpte", &b);

@@ -50,19 +50,48 @@ TEST_CASE("planner: inputs, outputs and live-in buffers live for the whole metho
 
 TEST_CASE("planner: tensors sharing a file slot (elided views) stay aliased") {
   PlanInput in;
-  in.num_instructions = 4;
+  in.num_instructions = 5;
   const int64_t slot = (int64_t{1} << 40) | 256;
-  // t0 written at 0; t1 is a static view of t0 (same slot) read at 2 and 3, never written.
-  in.tensors = {tensor(48, slot), tensor(48, slot), tensor(48), tensor(48)};
-  in.events = {{0, 0, true}, {1, 0, false}, {1, 2, true}, {2, 1, false}, {2, 3, true}, {3, 1, false}, {3, 2, false}};
+  // t0 written at 1; t1 is a static view of t0 (same slot) read at 3 and 4, never written.
+  in.tensors = {tensor(48, slot), tensor(48, slot), tensor(48), tensor(48), tensor(48)};
+  in.events = {{0, 4, true}, {1, 0, true}, {2, 0, false}, {2, 2, true}, {3, 1, false}, {3, 3, true}, {4, 1, false}, {4, 2, false}};
   PlanResult r = replan(in);
   CHECK(check_plan(in, r) == "");
   CHECK(r.group[0] == r.group[1]);
   CHECK(r.offsets[0] == r.offsets[1]);
-  CHECK(r.first[1] == 0);
-  CHECK(r.last[1] == 3);
+  CHECK(r.first[1] == 1);  // the view lives from its base's definition, not from the start
+  CHECK(r.last[1] == 4);
+  CHECK(r.offsets[4] == r.offsets[0]);  // t4 (dead after 0) may take the slot
   // The view keeps its storage alive, so t2 (live 1..3) cannot take it.
   CHECK(r.offsets[2] != r.offsets[0]);
+}
+
+TEST_CASE("planner: outputs live from their definition to the end") {
+  PlanInput in;
+  in.num_instructions = 4;
+  PlanTensor out = tensor(64);
+  out.to_end = true;
+  in.tensors = {tensor(64), tensor(64), out};
+  in.events = {{0, 0, true}, {1, 0, false}, {1, 1, true}, {2, 1, false}, {2, 2, true}};
+  PlanResult r = replan(in);
+  CHECK(check_plan(in, r) == "");
+  CHECK(r.first[2] == 2);
+  CHECK(r.last[2] == 3);
+  CHECK(r.offsets[2] == r.offsets[0]);  // t0 is dead by then
+  CHECK(r.arena_bytes == 128);
+  // An output that no instruction touches (an elided view) joins the slot's last writer.
+  PlanInput v;
+  v.num_instructions = 3;
+  const int64_t slot = (int64_t{1} << 40) | 64;
+  PlanTensor view_out = tensor(64, slot);
+  view_out.to_end = true;
+  v.tensors = {tensor(64, slot), tensor(64), view_out};
+  v.events = {{0, 1, true}, {1, 1, false}, {1, 0, true}};
+  PlanResult rv = replan(v);
+  CHECK(check_plan(v, rv) == "");
+  CHECK(rv.group[2] == rv.group[0]);
+  CHECK(rv.first[2] == 1);
+  CHECK(rv.last[2] == 2);
 }
 
 TEST_CASE("planner: reuse of one file slot by unrelated tensors is not an alias") {
@@ -136,6 +165,7 @@ TEST_CASE("planner: random programs never overlap live tensors") {
     for (int t = 0; t < nt; ++t) {
       PlanTensor pt = tensor(rng() % 500, rng() % 4 == 0 ? static_cast<int64_t>(rng() % 3) : -1, rng() % 6 == 0);
       pt.needs_memory = rng() % 8 != 0;
+      pt.to_end = rng() % 7 == 0;
       in.tensors.push_back(pt);
     }
     for (int32_t i = 0; i < in.num_instructions; ++i) {

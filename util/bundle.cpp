@@ -122,11 +122,11 @@ Status bundle_read(const std::string& path, Bundle* out) {
 }
 
 Status bundle_run(const Bundle& bundle, const CompareOptions& compare, const Program::MethodOptions& method_options,
-                  BundleReport* report) {
+                  BundleReport* report, const OpenOptions& open) {
   std::unique_ptr<Program> program;
   // open_buffer copies the bytes when they are not 16-aligned; otherwise they are
   // used in place (the bundle outlives `program`).
-  Status s = Program::open_buffer(bundle.program_data(), bundle.program_size, bundle.name + " (embedded program)", {}, &program);
+  Status s = Program::open_buffer(bundle.program_data(), bundle.program_size, bundle.name + " (embedded program)", open, &program);
   if (!s) return s;
   for (const BundleSuite& suite : bundle.suites) {
     std::unique_ptr<Method> method;

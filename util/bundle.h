@@ -59,7 +59,8 @@ struct BundleReport {
 // output (compare.h rules; bfloat16 bytewise). A case that cannot run (missing
 // method, load or execute error) fails with that message. The returned Status
 // fails only when the program itself cannot be opened.
+// `open` passes external data files (.ptd) for the embedded program.
 Status bundle_run(const Bundle& bundle, const CompareOptions& compare, const Program::MethodOptions& method_options,
-                  BundleReport* report);
+                  BundleReport* report, const OpenOptions& open = {});
 
 }  // namespace pte::util

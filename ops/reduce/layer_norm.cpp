@@ -61,11 +61,7 @@ void layer_norm_typed(KernelContext& ctx, const ReducePlan& p, const LayerNormAr
       if (row) {
         s = sum_row_f64(x + ra, len, sa);
         mean = s / static_cast<double>(n);
-        const T* xr = x + ra;
-        for (int64_t j = 0; j < len; ++j) {
-          double d = convert<double>(xr[j * sa]) - mean;
-          m2 += d * d;
-        }
+        m2 = sq_dev_row_f64(x + ra, len, sa, mean);
       } else {
         for_each(p.inner, ra, 0, [&](int64_t ia, int64_t) { s += convert<double>(x[ia]); });
         mean = s / static_cast<double>(n);

@@ -225,6 +225,25 @@ inline double sum_row_f64(const T* x, int64_t n, int64_t s) {
   return acc;
 }
 
+// Sum of (x - mean)^2 over n elements of x with stride s, in double, with several
+// independent accumulators.
+template <class T>
+inline double sq_dev_row_f64(const T* x, int64_t n, int64_t s, double mean) {
+  double acc[4] = {0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    for (int k = 0; k < 4; ++k) {
+      double d = convert<double>(x[(i + k) * s]) - mean;
+      acc[k] += d * d;
+    }
+  }
+  for (; i < n; ++i) {
+    double d = convert<double>(x[i * s]) - mean;
+    acc[0] += d * d;
+  }
+  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
 }  // namespace pte
 
 namespace pte {

@@ -12,6 +12,19 @@
 
 namespace pte {
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define PTE_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define PTE_AVX2_CLONES
+#endif
+
+PTE_AVX2_CLONES void softmax_row_f32_autovec(const float* x, float* y, int64_t n) {
+  softmax_row_f32_body<false>(x, y, n);
+}
+PTE_AVX2_CLONES void log_softmax_row_f32_autovec(const float* x, float* y, int64_t n) {
+  softmax_row_f32_body<true>(x, y, n);
+}
+
 namespace {
 
 template <class T, class O, bool Log>
@@ -24,7 +37,10 @@ void softmax_typed(KernelContext& ctx, const ReducePlan& p, const Tensor& in, Te
   if constexpr (std::is_same_v<T, float> && std::is_same_v<O, float>) {
     if (sa == 1 && sb == 1 && len > 0) {
       parallel_for_each(ctx, p.outer, p.outer.numel * len * 4, [&](int64_t a, int64_t b, int64_t) {
-        softmax_row_f32_autovec<Log>(x + a, y + b, len);
+        if constexpr (Log)
+          log_softmax_row_f32_autovec(x + a, y + b, len);
+        else
+          softmax_row_f32_autovec(x + a, y + b, len);
       });
       return;
     }

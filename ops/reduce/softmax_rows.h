@@ -82,9 +82,10 @@ inline float exp_f32_poly(float x) {
   return e;
 }
 
-// softmax / log_softmax of one contiguous float row (n >= 1).
+// softmax / log_softmax of one contiguous float row (n >= 1): the body of the
+// float32 fast path.
 template <bool Log>
-void softmax_row_f32_autovec(const float* x, float* y, int64_t n) {
+inline void softmax_row_f32_body(const float* x, float* y, int64_t n) {
   float mm[8];
   for (int k = 0; k < 8; ++k) mm[k] = -std::numeric_limits<float>::infinity();
   int64_t i = 0;
@@ -103,5 +104,10 @@ void softmax_row_f32_autovec(const float* x, float* y, int64_t n) {
     for (int64_t j = 0; j < n; ++j) y[j] *= r;
   }
 }
+
+// The float32 fast path, compiled from softmax_row_f32_body; on x86-64 with GCC an
+// AVX2 clone is picked at load time when the CPU has it (target_clones).
+void softmax_row_f32_autovec(const float* x, float* y, int64_t n);
+void log_softmax_row_f32_autovec(const float* x, float* y, int64_t n);
 
 }  // namespace pte

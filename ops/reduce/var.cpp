@@ -22,15 +22,21 @@ void var_typed(const ReducePlan& p, const Tensor& in, Tensor& out, Tensor* mean_
   const double denom = n - correction > 0 ? n - correction : 0.0;
   const bool mean_contig = mean_out && mean_out->contiguous_order();
   int64_t k = 0;
+  int64_t len = 0, s = 0;
+  const bool row = inner_row(p.inner, &len, &s);
   for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) {
-    double sum = 0;
-    for_each(p.inner, a, 0, [&](int64_t ia, int64_t) { sum += convert<double>(x[ia]); });
-    const double mean = sum / n;
-    double m2 = 0;
-    for_each(p.inner, a, 0, [&](int64_t ia, int64_t) {
-      double d = convert<double>(x[ia]) - mean;
-      m2 += d * d;
-    });
+    double sum = 0, m2 = 0, mean;
+    if (row) {
+      mean = sum_row_f64(x + a, len, s) / n;
+      m2 = sq_dev_row_f64(x + a, len, s, mean);
+    } else {
+      for_each(p.inner, a, 0, [&](int64_t ia, int64_t) { sum += convert<double>(x[ia]); });
+      mean = sum / n;
+      for_each(p.inner, a, 0, [&](int64_t ia, int64_t) {
+        double d = convert<double>(x[ia]) - mean;
+        m2 += d * d;
+      });
+    }
     double var = m2 / denom;
     store_as(out, b, take_sqrt ? std::sqrt(var) : var);
     if (mean_out) store_as(*mean_out, mean_contig ? k : strided_offset(*mean_out, k), mean);

@@ -6,6 +6,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 bool as_strided_copy_out(KernelContext& ctx, EValue** args) {
   Tensor *in, *out;
   const int64_t *size, *stride;

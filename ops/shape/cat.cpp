@@ -5,6 +5,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 static bool skipped(const Tensor& t) { return t.dim == 1 && t.sizes[0] == 0; }
 
 bool cat_out(KernelContext& ctx, EValue** args) {

@@ -4,6 +4,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 bool constant_pad_nd_out(KernelContext& ctx, EValue** args) {
   Tensor *in, *out;
   const int64_t* pad;

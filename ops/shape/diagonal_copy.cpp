@@ -5,6 +5,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 bool diagonal_copy_out(KernelContext& ctx, EValue** args) {
   Tensor *in, *out;
   int64_t offset, d1, d2;

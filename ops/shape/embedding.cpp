@@ -6,6 +6,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 bool embedding_out(KernelContext& ctx, EValue** args) {
   Tensor *w, *idx, *out;
   if (!arg_tensor(ctx, args[0], "weight", w) || !arg_tensor(ctx, args[1], "indices", idx) ||

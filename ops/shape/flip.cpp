@@ -4,6 +4,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 bool flip_out(KernelContext& ctx, EValue** args) {
   Tensor *in, *out;
   const int64_t* dims;

@@ -5,6 +5,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 // Shared by gather and the scatter family: checks that index (and src) fit self along the
 // other dims; 0-d tensors count as 1-d.
 bool gather_scatter_check(KernelContext& ctx, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,

@@ -5,6 +5,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 namespace {
 struct IndexState {
   KernelContext* ctx;

@@ -1,6 +1,6 @@
 #include "ops/shape/index_common.h"
 
-namespace pte {
+namespace pte::shape {
 
 static bool is_mask(DType t) { return t == DType::Bool || t == DType::UInt8; }
 
@@ -170,4 +170,4 @@ bool for_each_index(KernelContext& ctx, const IndexPlan& p, const Tensor& self, 
   return true;
 }
 
-}  // namespace pte
+}  // namespace pte::shape

@@ -8,7 +8,7 @@
 #pragma once
 #include "ops/shape/shape_util.h"
 
-namespace pte {
+namespace pte::shape {
 
 struct IndexPlan {
   int32_t nslot = 0;             // self dims taken by index tensors, in order
@@ -39,4 +39,4 @@ bool make_index_plan(KernelContext& ctx, const Tensor& self, const EValue* indic
 bool for_each_index(KernelContext& ctx, const IndexPlan& p, const Tensor& self, const int64_t* b_strides,
                     bool (*fn)(void* state, int64_t b_offset, const int64_t* values), void* state, const char* op);
 
-}  // namespace pte
+}  // namespace pte::shape

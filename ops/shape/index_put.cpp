@@ -7,6 +7,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 namespace {
 struct PutState {
   KernelContext* ctx;

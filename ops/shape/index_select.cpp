@@ -5,6 +5,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 bool index_select_out(KernelContext& ctx, EValue** args) {
   Tensor *in, *index, *out;
   int64_t dim;

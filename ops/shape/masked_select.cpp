@@ -8,6 +8,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 static bool mask_dtype(DType t) { return t == DType::Bool || t == DType::UInt8; }
 
 // Broadcast shape of self and mask into shape/dim; fails with a message.

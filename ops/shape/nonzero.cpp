@@ -5,6 +5,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 template <class T>
 static bool nonzero_value(T x) {
   if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) return static_cast<float>(x) != 0.0f;

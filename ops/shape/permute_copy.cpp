@@ -4,6 +4,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 bool permute_copy_out(KernelContext& ctx, EValue** args) {
   Tensor *in, *out;
   const int64_t* dims;

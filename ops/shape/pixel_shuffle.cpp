@@ -7,6 +7,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 // Views of the [*, C, r, r, H, W] "small" side (channels split) and the
 // [*, C, H*r, W*r] "large" side, both indexed as (lead.., c, i, j, h, w).
 static void shuffle_views(const Tensor& small, const Tensor& large, int64_t r, View& vs, View& vl) {

@@ -5,6 +5,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 bool repeat_out(KernelContext& ctx, EValue** args) {
   Tensor *in, *out;
   const int64_t* reps;

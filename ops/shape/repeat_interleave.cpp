@@ -6,6 +6,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 bool repeat_interleave_tensor_out(KernelContext& ctx, EValue** args) {
   Tensor *rep, *out;
   int64_t output_size = -1;

@@ -5,6 +5,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 // Flattened roll: element i of self (row-major) goes to (i + shift) mod numel.
 static bool roll_flat(KernelContext& ctx, const Tensor& in, Tensor& out, int64_t shift) {
   const int64_t n = in.numel();

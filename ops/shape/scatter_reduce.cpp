@@ -11,6 +11,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 bool gather_scatter_check(KernelContext& ctx, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,
                           const char* op);
 

@@ -6,6 +6,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 // Drops `dim` from v after moving its offset to `index` (checked and wrapped).
 static bool select_view(KernelContext& ctx, const EValue* dim_arg, const EValue* index_arg, const Tensor& t, View& v,
                         const char* op) {

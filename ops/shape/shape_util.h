@@ -15,7 +15,9 @@
 
 #include "ops/util.h"
 
-namespace pte {
+namespace pte::shape {
+
+// Helpers private to ops/shape (kernels themselves live in namespace pte).
 
 // Room for views with more dims than a tensor (repeat, pixel_shuffle split dims in two).
 constexpr int kMaxViewDims = 2 * kMaxDims;
@@ -51,13 +53,15 @@ inline bool walk_call(Fn& fn, const int64_t* off, int64_t n, const int64_t* step
   }
 }
 
-template <int N, class Fn>
-inline bool walk_views(const View* const* v, Fn&& fn, bool logical_order = false) {
-  int64_t sz[kMaxViewDims], st[kMaxViewDims][N];
+// Canonical dims of N same-shaped views: size-1 dims dropped, (unless logical_order)
+// sorted by view 0's |stride| (largest first), and neighbours merged where every view
+// chains. Returns the number of dims, or -1 when the views are empty.
+template <int N>
+inline int canonical_dims(const View* const* v, bool logical_order, int64_t* sz, int64_t (*st)[N]) {
   const View& a = *v[0];
   int n = 0;
   for (int d = 0; d < a.dim; ++d) {
-    if (a.sizes[d] == 0) return true;
+    if (a.sizes[d] == 0) return -1;
     if (a.sizes[d] == 1) continue;
     sz[n] = a.sizes[d];
     for (int j = 0; j < N; ++j) st[n][j] = v[j]->strides[d];
@@ -83,7 +87,14 @@ inline bool walk_views(const View* const* v, Fn&& fn, bool logical_order = false
       ++m;
     }
   }
-  n = m;
+  return m;
+}
+
+template <int N, class Fn>
+inline bool walk_views(const View* const* v, Fn&& fn, bool logical_order = false) {
+  int64_t sz[kMaxViewDims], st[kMaxViewDims][N];
+  const int n = canonical_dims<N>(v, logical_order, sz, st);
+  if (n < 0) return true;
   int64_t off[N], step[N];
   for (int j = 0; j < N; ++j) {
     off[j] = v[j]->offset;
@@ -201,4 +212,4 @@ bool fail_index(KernelContext& ctx, const char* op, int64_t i, int64_t d, int64_
 // "[2,3,4]" into buf (for messages).
 const char* shape_string(const int64_t* sizes, int32_t dim, char* buf, size_t cap);
 
-}  // namespace pte
+}  // namespace pte::shape

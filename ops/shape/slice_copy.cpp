@@ -8,6 +8,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 // Reads dim/start/end/step (args[i0..i0+3]) and narrows `v` (a view of a tensor of rank
 // `rank`) to the slice; `len` receives its length.
 static bool slice_view(KernelContext& ctx, EValue** args, int i0, const Tensor& t, View& v, const char* op) {

@@ -8,6 +8,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 static bool out_list(KernelContext& ctx, EValue* v, size_t want, const char* op) {
   if (!expect_tag(ctx, v, Tag::TensorList, "out")) return false;
   if (v->tlist.size != want)

@@ -6,6 +6,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 // drop[d]: squeeze dim d if its size is 1.
 static bool squeeze_impl(KernelContext& ctx, const Tensor& in, Tensor& out, const bool* drop) {
   View sv;

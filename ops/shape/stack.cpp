@@ -5,6 +5,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 bool stack_out(KernelContext& ctx, EValue** args) {
   Tensor* out;
   if (!expect_tag(ctx, args[0], Tag::TensorList, "tensors") || !arg_tensor(ctx, args[2], "out", out)) return false;

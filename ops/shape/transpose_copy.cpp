@@ -4,6 +4,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 static bool transpose_impl(KernelContext& ctx, const Tensor& in, Tensor& out, int64_t d0, int64_t d1) {
   View sv = view_of(in);
   if (in.dim > 0) {

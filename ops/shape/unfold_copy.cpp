@@ -5,6 +5,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 bool unfold_copy_out(KernelContext& ctx, EValue** args) {
   Tensor *in, *out;
   int64_t d, size, step;

@@ -4,6 +4,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 bool unsqueeze_copy_out(KernelContext& ctx, EValue** args) {
   Tensor *in, *out;
   int64_t dim;

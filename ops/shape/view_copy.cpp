@@ -6,6 +6,8 @@
 
 namespace pte {
 
+using namespace shape;
+
 static bool reshape_out(KernelContext& ctx, EValue** args, const char* op) {
   Tensor *in, *out;
   const int64_t* size;

@@ -1,0 +1,39 @@
+// quantized_decomposed::dequantize_per_token.out(Tensor input, Tensor scales, Tensor zero_points,
+//     int quant_min, int quant_max, ScalarType dtype, ScalarType output_dtype, *,
+//     Tensor(a!) out) -> Tensor(a!)
+// One (scale, zero point) per row of the last dim.
+#include "ops/quantized/quant_util.h"
+
+namespace pte {
+
+bool dequantize_per_token_out(KernelContext& ctx, EValue** args) {
+  const char* op = "dequantize_per_token";
+  if (!expect_tag(ctx, args[0], Tag::Tensor, "input") || !expect_tag(ctx, args[1], Tag::Tensor, "scales") ||
+      !expect_tag(ctx, args[2], Tag::Tensor, "zero_points") || !expect_tag(ctx, args[3], Tag::Int, "quant_min") ||
+      !expect_tag(ctx, args[4], Tag::Int, "quant_max") || !expect_tag(ctx, args[7], Tag::Tensor, "out"))
+    return false;
+  const Tensor& x = *args[0]->t;
+  const Tensor& scales = *args[1]->t;
+  const Tensor& zps = *args[2]->t;
+  Tensor& out = *args[7]->t;
+  DType qdt, odt;
+  if (!quant::read_dtype(ctx, args[5], "dtype", &qdt) || !quant::read_dtype(ctx, args[6], "output_dtype", &odt)) return false;
+  if (x.dtype != qdt) return ctx.fail("%s: input dtype %s does not match dtype %s", op, dtype_name(x.dtype), dtype_name(qdt));
+  if (out.dtype != odt)
+    return ctx.fail("%s: out dtype %s does not match output_dtype %s", op, dtype_name(out.dtype), dtype_name(odt));
+  if (x.dim == 0) return ctx.fail("%s: input must have at least one dim", op);
+  const int64_t dim = x.sizes[x.dim - 1];
+  const int64_t tokens = dim ? x.numel() / dim : 0;
+  if (scales.numel() != tokens || zps.numel() != tokens)
+    return ctx.fail("%s: %lld tokens but %lld scales and %lld zero points", op, (long long)tokens, (long long)scales.numel(),
+                    (long long)zps.numel());
+  if (!resize_output_like(ctx, out, x)) return false;
+  if (x.numel() == 0) return true;
+  auto params = [&](int64_t b, double* s, int64_t* z) {
+    *s = quant::element(scales, b);
+    *z = static_cast<int64_t>(quant::element(zps, b));
+  };
+  return quant::dequantize_dispatch(ctx, op, x, out, dim, params);
+}
+
+}  // namespace pte
