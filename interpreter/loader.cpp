@@ -1,6 +1,7 @@
 // pte-run: the verified program loader (see loader.h).
 #include "interpreter/loader.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "flatbuffers/flatbuffers.h"
@@ -31,6 +32,13 @@ bool plain_name(const flatbuffers::String* s) {
   for (unsigned char c : s->string_view())
     if (c < 0x20 || c == 0x7f) return false;
   return true;
+}
+
+// The verifier checks a vector's length word, not that 8-byte elements are 8-aligned;
+// a corrupt offset can misalign them (reading those is undefined behaviour).
+template <class V>
+bool aligned8(const V* v) {
+  return !v || reinterpret_cast<uintptr_t>(v->Data()) % 8 == 0;
 }
 
 constexpr size_t kMaxVerifierTables = 50'000'000;
@@ -368,6 +376,7 @@ Status LoadedProgram::parse(const OpenOptions& options) {
       return Status::error("flatbuffer verification failed: the program is corrupt or truncated");
   }
   root_ = fb::GetProgram(d);
+  PTE_TRY(check_tables());
   info_.version = root_->version();
 
   // Segments: absolute extent inside the file.
@@ -428,7 +437,7 @@ Status LoadedProgram::parse(const OpenOptions& options) {
   }
   if (!root_->execution_plan() || root_->execution_plan()->size() == 0)
     return Status::error("the program has no methods");
-  return check_tables();
+  return Status::ok();
 }
 
 // Checks the verifier cannot make:
@@ -440,8 +449,13 @@ Status LoadedProgram::parse(const OpenOptions& options) {
 //   data and tensor names) must not hold control characters, so every message
 //   stays on one line.
 Status LoadedProgram::check_tables() const {
+  if (root_->constant_segment() && !aligned8(root_->constant_segment()->offsets()))
+    return Status::error("constant segment offsets are misaligned (corrupt file)");
+  if (const auto* mds = root_->mutable_data_segments())
+    for (uint32_t k = 0; k < mds->size(); ++k)
+      if (!aligned8(mds->Get(k)->offsets())) return Status::error("mutable data segment " + num(k) + " offsets are misaligned (corrupt file)");
   const auto* plans = root_->execution_plan();
-  for (uint32_t p = 0; p < plans->size(); ++p) {
+  for (uint32_t p = 0; plans && p < plans->size(); ++p) {
     const auto* plan = plans->Get(p);
     std::string where = "method " + (plan->name() ? printable(plan->name()->string_view()) : "#" + num(p));
     if (!plain_name(plan->name())) return Status::error("method #" + num(p) + " has a name with control characters");
@@ -453,6 +467,9 @@ Status LoadedProgram::check_tables() const {
           return Status::error(where + ": value " + num(k) + " has unknown type " + num(static_cast<unsigned>(t)));
         if (t != fb::KernelTypes::NONE && t != fb::KernelTypes::Null && !ev->val())
           return Status::error(where + ": value " + num(k) + " has type " + num(static_cast<unsigned>(t)) + " but no data");
+        if ((t == fb::KernelTypes::IntList && !aligned8(ev->val_as_IntList()->items())) ||
+            (t == fb::KernelTypes::DoubleList && !aligned8(ev->val_as_DoubleList()->items())))
+          return Status::error(where + ": value " + num(k) + " is a misaligned list (corrupt file)");
         if (t == fb::KernelTypes::Tensor) {
           const auto* extra = ev->val_as_Tensor()->extra_tensor_info();
           if (extra && !plain_name(extra->fully_qualified_name()))
@@ -460,6 +477,8 @@ Status LoadedProgram::check_tables() const {
         }
       }
     }
+    if (!aligned8(plan->non_const_buffer_sizes()))
+      return Status::error(where + ": non_const_buffer_sizes is misaligned (corrupt file)");
     if (const auto* ops = plan->operators())
       for (uint32_t k = 0; k < ops->size(); ++k)
         if (!plain_name(ops->Get(k)->name()) || !plain_name(ops->Get(k)->overload()))

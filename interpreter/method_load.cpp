@@ -86,6 +86,9 @@ struct MethodImpl::Load {
     size_t ntensors = 0, nitems = 0, nints = 0;
     for (uint32_t k = 0; k < nvalues; ++k) {
       const fb::EValue* ev = values->Get(k);
+      // The verifier accepts a union with a type but no table; every accessor below would return null.
+      if (ev->val_type() != fb::KernelTypes::NONE && ev->val_type() != fb::KernelTypes::Null && !ev->val())
+        return fail("value " + num(k) + " has type " + num(static_cast<int>(ev->val_type())) + " but no data");
       switch (ev->val_type()) {
         case fb::KernelTypes::Tensor: ++ntensors; break;
         case fb::KernelTypes::IntList:
@@ -346,6 +349,7 @@ struct MethodImpl::Load {
       for (uint32_t i = 0; i < n; ++i) {
         const fb::Instruction* fi = ins->Get(i);
         const std::string where = "instruction " + num(i) + (nchains > 1 ? " of chain " + num(c) : "");
+        if (!fi->instr_args()) return fail(where + " has no arguments");
         Instr& in = m.instrs_.emplace_back();
         auto read_args = [&](const flatbuffers::Vector<int32_t>* a) -> Status {
           in.arg_begin = static_cast<uint32_t>(arg_pos);
@@ -545,7 +549,8 @@ struct MethodImpl::Load {
         const Slot& s = slots[k];
         planner::PlanTensor& pt = pin.tensors[k];
         pt.bytes = s.nbytes;
-        pt.needs_memory = s.needs_memory;
+        // et_view outputs take their source's memory at run time: no slot of their own.
+        pt.needs_memory = s.needs_memory && !is_view_out[s.value];
         pt.whole = is_input[s.value] || (s.mem_id != 0 && (s.data_idx > 0 || s.external));
         pt.to_end = is_output[s.value] != 0;
         if (s.mem_id != 0) pt.file_key = (static_cast<int64_t>(s.mem_id) << 40) | static_cast<int64_t>(s.offset);

@@ -7,16 +7,35 @@
 #include <cstring>
 #include <map>
 
+#include <sys/mman.h>
+
 namespace pte::planner {
 
-void Arena::Free::operator()(uint8_t* p) const { std::free(p); }
+void Arena::release() {
+  if (!data_) return;
+  if (mapped_) munmap(data_, mapped_);
+  else std::free(data_);
+  data_ = nullptr;
+  mapped_ = 0;
+  size_ = 0;
+}
 
 bool Arena::allocate(size_t bytes) {
+  release();
+  if (bytes > kMaxArenaBytes) return false;
   size_t n = align_up(bytes == 0 ? 1 : bytes);
-  void* p = std::aligned_alloc(kAlignment, n);
-  if (!p) return false;
-  std::memset(p, 0, n);
-  data_.reset(static_cast<uint8_t*>(p));
+  if (n >= kMapThreshold) {
+    // Large arenas come zeroed from the kernel, page by page as they are touched.
+    void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return false;
+    data_ = static_cast<uint8_t*>(p);
+    mapped_ = n;
+  } else {
+    void* p = std::aligned_alloc(kAlignment, n);
+    if (!p) return false;
+    std::memset(p, 0, n);
+    data_ = static_cast<uint8_t*>(p);
+  }
   size_ = bytes;
   return true;
 }

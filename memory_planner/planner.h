@@ -35,19 +35,37 @@ constexpr size_t kAlignment = 64;
 
 inline size_t align_up(size_t n, size_t a = kAlignment) { return (n + a - 1) / a * a; }
 
-// A zeroed, 64-byte aligned block of memory.
+// A zeroed, 64-byte aligned block of memory. From 1 MiB up it is an anonymous
+// mapping (zero pages, committed as they are touched).
 class Arena {
  public:
+  static constexpr size_t kMapThreshold = size_t{1} << 20;
+  static constexpr size_t kMaxArenaBytes = size_t{1} << 40;  // refuses absurd plans outright
+
   Arena() = default;
-  // Returns false when the allocation fails.
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+  Arena(Arena&& o) noexcept : data_(o.data_), size_(o.size_), mapped_(o.mapped_) { o.data_ = nullptr; o.size_ = o.mapped_ = 0; }
+  Arena& operator=(Arena&& o) noexcept {
+    if (this != &o) {
+      release();
+      data_ = o.data_; size_ = o.size_; mapped_ = o.mapped_;
+      o.data_ = nullptr; o.size_ = o.mapped_ = 0;
+    }
+    return *this;
+  }
+  ~Arena() { release(); }
+
+  // Returns false when the allocation fails (or is over kMaxArenaBytes).
   bool allocate(size_t bytes);
-  uint8_t* data() const { return data_.get(); }
+  uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
 
  private:
-  struct Free { void operator()(uint8_t* p) const; };
-  std::unique_ptr<uint8_t, Free> data_;
+  void release();
+  uint8_t* data_ = nullptr;
   size_t size_ = 0;
+  size_t mapped_ = 0;  // bytes mapped, 0 when from the heap
 };
 
 // ---- lifetime re-planning ---------------------------------------------------------

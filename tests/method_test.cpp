@@ -266,6 +266,7 @@ TEST_CASE("method: non-tensor inputs must equal the value baked in at export") {
 // ------------------------------------------------------------------ validation
 
 TEST_CASE("method: malformed indices are refused at load with a clear message") {
+  std::unique_ptr<Method> m_unused;
   SUBCASE("kernel argument") {
     ProgramBuilder b;
     int a = b.i(1);
@@ -372,6 +373,26 @@ TEST_CASE("method: malformed indices are refused at load with a clear message") 
     b.f32({2}, uint64_t{1} << 33);
     b.buffer_sizes = {0, 64};
     CHECK(contains(load_error(b), "lies outside planned buffer 1 (64 bytes)"));
+  }
+  SUBCASE("union types without their table") {
+    for (auto type : {test::fbs::KernelTypes::Tensor, test::fbs::KernelTypes::Int, test::fbs::KernelTypes::IntList}) {
+      ProgramBuilder b;
+      b.i(0);
+      b.typed_but_empty(type);
+      std::unique_ptr<Program> p;
+      Status s = b.open(&p);
+      if (s.is_ok()) s = p->load_method("forward", {}, &m_unused);
+      CHECK_FALSE(s.is_ok());
+      CHECK(contains(s.message(), "value 1"));
+    }
+    ProgramBuilder d;
+    d.i(0);
+    d.empty_instruction(test::fbs::InstructionArguments::KernelCall);
+    std::unique_ptr<Program> p;
+    Status s = d.open(&p);
+    if (s.is_ok()) s = p->load_method("forward", {}, &m_unused);
+    CHECK_FALSE(s.is_ok());
+    CHECK(contains(s.message(), "instruction 0"));
   }
   SUBCASE("prim op arity") {
     ProgramBuilder b;

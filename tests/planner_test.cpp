@@ -200,6 +200,17 @@ TEST_CASE("planner: arenas are zeroed and 64-byte aligned") {
   Arena empty;
   REQUIRE(empty.allocate(0));
   CHECK(empty.data() != nullptr);
+  Arena big;  // mapped
+  REQUIRE(big.allocate(size_t{3} << 20));
+  CHECK(reinterpret_cast<uintptr_t>(big.data()) % 64 == 0);
+  CHECK(big.data()[0] == 0);
+  CHECK(big.data()[(size_t{3} << 20) - 1] == 0);
+  big.data()[12345] = 7;
+  Arena moved = std::move(big);
+  CHECK(moved.data()[12345] == 7);
+  CHECK(big.data() == nullptr);
+  Arena absurd;
+  CHECK_FALSE(absurd.allocate(size_t{1} << 62));
 }
 
 }  // namespace

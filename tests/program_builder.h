@@ -32,6 +32,8 @@ class ProgramBuilder {
   int b(bool v) { return push(fbs::KernelTypes::Bool, fbs::CreateBool(b_, v).Union()); }
   int d(double v) { return push(fbs::KernelTypes::Double, fbs::CreateDouble(b_, v).Union()); }
   int str(const std::string& s) { return push(fbs::KernelTypes::String, fbs::CreateStringDirect(b_, s.c_str()).Union()); }
+  // A malformed value: a union type without its table (the verifier accepts it).
+  int typed_but_empty(fbs::KernelTypes type) { return push(type, 0); }
   int int_list(const std::vector<int64_t>& value_indices) {
     return push(fbs::KernelTypes::IntList, fbs::CreateIntListDirect(b_, &value_indices).Union());
   }
@@ -96,6 +98,8 @@ class ProgramBuilder {
   void jump_false(int cond, int dest) {
     instr(fbs::InstructionArguments::JumpFalseCall, fbs::CreateJumpFalseCall(b_, cond, dest).Union());
   }
+  // A malformed instruction: a union type without its table.
+  void empty_instruction(fbs::InstructionArguments type) { instr(type, 0); }
   void free_value(int v) { instr(fbs::InstructionArguments::FreeCall, fbs::CreateFreeCall(b_, v).Union()); }
   size_t num_instructions() const { return instrs_.size(); }
 

@@ -30,7 +30,9 @@ TEST_CASE("choose_qparams.Tensor_out: all-zero input (scale 0.1), tiny range (6.
   auto* z = h.out<int32_t>({1});
   REQUIRE(h.call("quantized_decomposed::choose_qparams.Tensor_out", {x, h.i(-128), h.i(127), h.d(FLT_EPSILON), h.i(1), s, z}));
   CHECK(Harness::values<float>(s)[0] == 0.1f);
-  CHECK(Harness::values<int32_t>(z)[0] == -128);
+  // ExecuTorch's rule picks the (max, qmax) pair on a tie-free 128 vs 127 error: 127
+  // (torch's eager decomposition would give -128 here).
+  CHECK(Harness::values<int32_t>(z)[0] == 127);
   auto* t = h.tensor<float>({2}, {0.0f, 0.001f});
   REQUIRE(h.call("quantized_decomposed::choose_qparams.Tensor_out", {t, h.i(-128), h.i(127), h.d(FLT_EPSILON), h.i(1), s, z}));
   CHECK(Harness::values<float>(s)[0] == 6.1e-5f);
