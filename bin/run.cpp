@@ -201,12 +201,7 @@ int cmd_run(int argc, char** argv) {
       msg += " (missing input " + std::to_string(values.size()) + ": " + util::signature_entry(minfo->inputs[values.size()]) + ")";
     return fail_with_signature(msg, *minfo);
   }
-  for (size_t k = 0; k < values.size(); ++k) {
-    util::BoundInput check;
-    Status bs = util::bind_input(*minfo, k, values[k], &check);
-    if (!bs) return fail_with_signature(bs.message(), *minfo);
-  }
-
+  // Checks each input against the signature (dtype, shape, baked-in scalars), then sets it.
   std::vector<util::BoundInput> bound;
   s = util::set_inputs(*method, values, &bound);
   if (!s) return fail_with_signature(s.message(), method->info());

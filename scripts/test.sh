@@ -31,7 +31,8 @@ total_passed=0; total_failed=0
 
 run_config release -Dbuildtype=release -Dxnnpack=enabled
 run_config noxnnpack -Dbuildtype=release -Dxnnpack=disabled
-run_config asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false -Dxnnpack=enabled
+run_config asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false -Dxnnpack=enabled \
+  -Dcpp_args=-fno-sanitize=alignment -Dcpp_link_args=-fno-sanitize=alignment
 
 if [ -f scripts/fuzz.sh ]; then
   bash scripts/fuzz.sh "${PTE_FUZZ_SECONDS:-60}"
