@@ -16,8 +16,12 @@ namespace {
 
 std::string show_ids(const std::vector<int32_t>& v) {
   std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) s.push_back(',');
+    s.append(std::to_string(v[i]));
+  }
+  s.push_back(']');
+  return s;
 }
 
 std::vector<int32_t> ids_of(const pte::json::Value* v) {
