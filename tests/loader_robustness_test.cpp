@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -210,10 +212,15 @@ TEST_CASE("loader robustness: truncated, bit-flipped and overwritten files" * do
     return;
   }
   Stats total;
+  bool verbose = std::getenv("PTE_ROBUSTNESS_VERBOSE") != nullptr;
   for (const auto& f : files) {
     INFO("file: " << f);
     Stats st;
+    auto t0 = std::chrono::steady_clock::now();
     mutate_file(f, &st);
+    if (verbose)
+      std::fprintf(stderr, "%-70s %7zu opens %6zu opened %6zu loaded %6.2f s\n", f.c_str(), st.attempts, st.opened,
+                   st.methods_loaded, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     total.attempts += st.attempts;
     total.opened += st.opened;
     total.methods_loaded += st.methods_loaded;

@@ -26,6 +26,9 @@ struct ConvGeom {
 template <class T>
 void conv_direct(pthreadpool* pool, const ConvGeom& g, const T* x, const T* w, const T* bias, T* y);
 
+// f32 depthwise (non-transposed, one input channel per group): direct row sweeps.
+void conv_depthwise_f32(pthreadpool* pool, const ConvGeom& g, const float* x, const float* w, const float* bias, float* y);
+
 // f32 via im2col (or no copy for 1x1 convolutions) + the blocked GEMM, or
 // GEMM + col2im for transposed convolutions. Uses ctx.scratch() for the column
 // buffer, split into chunks of output positions to fit. False when the layout does

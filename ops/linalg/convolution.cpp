@@ -8,8 +8,8 @@
 // every spatial dim.
 //   out = floor((in + 2p - d(k-1) - 1) / s) + 1
 //   transposed: out = (in - 1)s - 2p + d(k-1) + output_padding + 1
-// f32 runs im2col + the blocked GEMM (direct loops for depthwise and when scratch
-// is short); f64/f16/bf16 run the direct loops in double/float.
+// f32 runs im2col + the blocked GEMM (row-sweep loops for depthwise, direct loops when
+// scratch is short); f64/f16/bf16 run the direct loops in double/float.
 #include "ops/linalg/conv.h"
 #include "ops/linalg/linalg_util.h"
 #include "ops/util.h"
@@ -106,10 +106,12 @@ bool convolution_out(KernelContext& ctx, EValue** args) {
   const void* bp = bias ? bias->data : nullptr;
   switch (y.dtype) {
     case DType::Float: {
-      const bool depthwise = !g.transposed && g.icg == 1 && g.G > 1;
-      if (!depthwise && linalg::conv_f32_gemm(ctx, g, x.ptr<float>(), w.ptr<float>(), static_cast<const float*>(bp),
-                                              y.ptr<float>()))
+      const float* b32 = static_cast<const float*>(bp);
+      if (!g.transposed && g.icg == 1 && g.G > 1) {
+        linalg::conv_depthwise_f32(ctx.threadpool, g, x.ptr<float>(), w.ptr<float>(), b32, y.ptr<float>());
         return true;
+      }
+      if (linalg::conv_f32_gemm(ctx, g, x.ptr<float>(), w.ptr<float>(), b32, y.ptr<float>())) return true;
       linalg::conv_direct<float>(ctx.threadpool, g, x.ptr<float>(), w.ptr<float>(), static_cast<const float*>(bp),
                                  y.ptr<float>());
       return true;

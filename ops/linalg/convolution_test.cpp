@@ -174,6 +174,10 @@ TEST_CASE("convolution.out: f32 GEMM paths agree with f64 direct loops (random, 
       {1, 5, 7, 9, 8, 3, 2, 2, 1, 1, 1, false, true},      // channels-last, im2col columns
       {1, 4, 6, 6, 7, 3, 3, 2, 1, 2, 2, true, false},      // transposed, grouped, dilated
       {1, 3, 3, 6, 6, 3, 3, 1, 1, 1, 3, false, true},      // depthwise channels-last
+      {1, 4, 4, 9, 11, 3, 3, 2, 1, 1, 4, false, false},    // depthwise stride 2
+      {1, 4, 8, 7, 7, 3, 3, 1, 2, 2, 4, false, false},     // depthwise multiplier 2, dilation 2
+      {2, 3, 3, 10, 10, 5, 5, 3, 2, 1, 3, false, true},    // depthwise 5x5 stride 3 channels-last
+      {1, 2, 2, 30, 600, 3, 3, 1, 1, 1, 2, false, false},  // depthwise rows longer than one chunk
   };
   for (const Cfg& c : cfgs) {
     Harness h;
@@ -191,9 +195,10 @@ TEST_CASE("convolution.out: f32 GEMM paths agree with f64 direct loops (random, 
     auto* xdd = h.tensor<double>(xs, xd);
     auto* wdd = h.tensor<double>(wsz, wd);
     auto* bdd = h.tensor<double>({c.cout}, bd);
-    auto* out = h.tensor<float>({c.n, c.cout, 64, 64}, std::vector<float>(c.n * c.cout * 64 * 64), Dynamism::DynamicBound,
+    const int64_t bh = std::max<int64_t>(64, 2 * c.h), bw = std::max<int64_t>(64, 2 * c.w);  // output bounds
+    auto* out = h.tensor<float>({c.n, c.cout, bh, bw}, std::vector<float>(c.n * c.cout * bh * bw), Dynamism::DynamicBound,
                                 order);
-    auto* outd = h.out<double>({c.n, c.cout, 64, 64});
+    auto* outd = h.out<double>({c.n, c.cout, bh, bw});
     REQUIRE(h.call("aten::convolution.out", conv_args(h, x, w, b, {c.s, c.s}, {c.p, c.p}, {c.d, c.d}, c.tr, {0, 0}, c.groups, out)));
     REQUIRE(h.call("aten::convolution.out", conv_args(h, xdd, wdd, bdd, {c.s, c.s}, {c.p, c.p}, {c.d, c.d}, c.tr, {0, 0}, c.groups, outd)));
     REQUIRE(Harness::shape(out) == Harness::shape(outd));

@@ -86,3 +86,50 @@ TEST_CASE("max_pool2d_with_indices.out: errors") {
   CHECK_FALSE(h.call("aten::max_pool2d_with_indices.out", args(h, x, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, out, bad_idx)));
   CHECK(h.message.find("int64") != std::string::npos);
 }
+
+#include <sys/stat.h>
+
+#include <cmath>
+
+#include "pte/program.h"
+
+TEST_CASE("max_pool2d_with_indices.out: real exporter program (corpus pr17248_maxpool2d.pte) vs a naive 3x3/s2/p1 pool") {
+  const char* path = "../shared/pte-corpus/executorch/pr17248_maxpool2d.pte";
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    MESSAGE("corpus file absent: skipped");
+    return;
+  }
+  std::unique_ptr<pte::Program> prog;
+  REQUIRE(pte::Program::open_file(path, {}, &prog).is_ok());
+  std::unique_ptr<pte::Method> m;
+  REQUIRE(prog->load_method("forward", {}, &m).is_ok());
+  const int C = 64, H = 112, W = 112, OH = 56, OW = 56;
+  std::vector<float> x(C * H * W);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37f * static_cast<float>(i)) * 10.0f;
+  pte::Tensor t;
+  t.dtype = pte::DType::Float;
+  t.dim = 4;
+  const int64_t sizes[4] = {1, C, H, W};
+  for (int i = 0; i < 4; ++i) t.sizes[i] = sizes[i], t.dim_order[i] = static_cast<uint8_t>(i);
+  pte::compute_strides(t);
+  t.data = x.data();
+  t.capacity = x.size() * sizeof(float);
+  REQUIRE(m->set_input(0, t).is_ok());
+  REQUIRE(m->execute().is_ok());
+  const pte::EValue& out = m->output(0);
+  REQUIRE(out.is_tensor());
+  REQUIRE(Harness::shape(&out) == std::vector<int64_t>{1, C, OH, OW});
+  auto got = Harness::values<float>(&out);
+  for (int c = 0; c < C; ++c)
+    for (int oh = 0; oh < OH; ++oh)
+      for (int ow = 0; ow < OW; ++ow) {
+        float best = -INFINITY;
+        for (int kh = 0; kh < 3; ++kh)
+          for (int kw = 0; kw < 3; ++kw) {
+            int ih = oh * 2 - 1 + kh, iw = ow * 2 - 1 + kw;
+            if (ih >= 0 && ih < H && iw >= 0 && iw < W) best = std::max(best, x[(c * H + ih) * W + iw]);
+          }
+        REQUIRE(got[(c * OH + oh) * OW + ow] == best);
+      }
+}

@@ -1,3 +1,5 @@
+// Expected values agree with the Python reference ops of ExecuTorch
+// (torch.ops.quantized_decomposed.embedding_* from exir.passes._quant_patterns_and_replacements).
 #include <doctest/doctest.h>
 
 #include "tests/op_harness.h"
