@@ -11,6 +11,7 @@
 #include "interpreter/method.h"
 #include "ops/kernel.h"
 #include "program_builder.h"
+#include "util/compare.h"
 #include "util/host_tensor.h"
 #include "util/json.h"
 #include "util/npy.h"
@@ -671,16 +672,14 @@ bool run_fixture_case(const json::Value& c, bool replan, size_t* arena, std::str
       REQUIRE(got.tag == Tag::Tensor);
       CHECK(got.tensor.shape == want.shape);
       if (got.tensor.shape != want.shape) continue;
-      double worst = 0;
-      int64_t bad = 0;
-      for (int64_t i = 0; i < want.numel(); ++i) {
-        double a = util::element_as_double(got.tensor.dtype, got.tensor.bytes.data(), i);
-        double b = util::element_as_double(want.dtype, want.bytes.data(), i);
-        double err = std::fabs(a - b);
-        if (!(err <= atol + rtol * std::fabs(b))) ++bad;
-        worst = std::max(worst, err);
-      }
-      CHECK_MESSAGE(bad == 0, bad << " elements out of tolerance, max abs err " << worst);
+      // util::compare_tensors: |a-b| <= atol + rtol*|b|, and equal infinities / NaNs match
+      // (masked_fill(-inf) outputs), integers exactly.
+      util::CompareOptions co;
+      co.atol = atol;
+      co.rtol = rtol;
+      co.bf16_bytewise = false;
+      util::CompareResult cr = util::compare_tensors(got.tensor, want, co);
+      CHECK_MESSAGE(cr.ok, cr.message << " (max abs err " << cr.max_abs_err << ")");
     }
   }
   return true;
