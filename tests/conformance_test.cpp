@@ -5,7 +5,10 @@
 // Per output: max |a-b| and nmse = sum (a-b)^2 / sum b^2 (ggml test-backend-ops'
 // normalised error) against each reference; the verdict is the element rule
 // |a-b| <= atol + rtol*|b| with the case's atol/rtol (integers and bools exactly).
-// One table line per output is printed to stdout.
+// Operator cases (op_*, fixtures/exporters/ops.py) carry "nmse_max" and "max_abs"
+// instead: a float output passes when max |a-b| <= max_abs and nmse <= nmse_max against
+// both references. One table line per output is printed to stdout, named by the op
+// the manifest lists under "outputs"; at the end a pass/fail tally per op "group".
 //
 // The steps of a case run in order on ONE loaded method (state such as a KV cache
 // carries across them). Cases with "delegate": "xnnpack" are reported as skipped
