@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "interpreter/xnnpack/backend.h"
 #include "pte_config.h"
 
 namespace pte {
@@ -14,11 +15,10 @@ struct BackendDef {
   BackendCreateFn create;
 };
 
-// One line per backend. XNNPACK lands with its own issue:
-//   #if PTE_HAVE_XNNPACK
-//   {"XnnpackBackend", &create_xnnpack_backend},
-//   #endif
+// One line per backend. The XNNPACK delegate runs on our own kernels, so it is
+// present with and without the system XNNPACK (interpreter/xnnpack/).
 const BackendDef kBackends[] = {
+    {"XnnpackBackend", &xnn::create_xnnpack_backend},
     {nullptr, nullptr},
 };
 
@@ -36,6 +36,12 @@ Status create_backend(const BackendInit& init, std::unique_ptr<BackendInstance>*
   const BackendDef* b = find_backend(init.id);
   if (!b) return Status::error("unsupported delegate " + std::string(init.id));
   return b->create(init, out);
+}
+
+Status describe_backend_blob(std::string_view id, Bytes blob, const LoadedProgram* program,
+                             std::vector<DelegateNodeInfo>* nodes) {
+  if (id == "XnnpackBackend") return xnn::describe_xnnpack_blob(blob, program, nodes);
+  return Status::ok();
 }
 
 }  // namespace pte

@@ -57,4 +57,9 @@ bool backend_supported(std::string_view id);
 // backend rejects the blob (the message says why).
 Status create_backend(const BackendInit& init, std::unique_ptr<BackendInstance>* out);
 
+// Lists the node types inside a delegate blob (backends that can; others leave
+// `nodes` empty). Fails when the blob is malformed.
+Status describe_backend_blob(std::string_view id, Bytes blob, const LoadedProgram* program,
+                             std::vector<DelegateNodeInfo>* nodes);
+
 }  // namespace pte
