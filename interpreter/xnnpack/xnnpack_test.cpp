@@ -341,3 +341,83 @@ TEST_CASE("xnnpack: qd8 GEMM, AVX2 against the scalar reference (per channel and
     for (int64_t i = 0; i < M * N; ++i) CHECK(y1[i] == doctest::Approx(y0[i]).epsilon(1e-6));
   }
 }
+
+TEST_CASE("xnnpack: depthwise convolution, average pooling (padding excluded) and global average pooling") {
+  // x [1, 3, 3, 2], depthwise 3x3 pad 1 with channel multiplier 2 -> 4 channels
+  Builder b;
+  std::vector<float> xv(18), wv(3 * 3 * 4);
+  for (int i = 0; i < 18; ++i) xv[i] = static_cast<float>(i % 7) - 3.0f;
+  for (int i = 0; i < 36; ++i) wv[i] = 0.1f * static_cast<float>(i % 5) - 0.2f;
+  uint32_t x = b.fvalue({1, 3, 3, 2}, 0, 1);
+  uint32_t w = b.fconst({1, 3, 3, 4}, wv);
+  uint32_t c = b.fvalue({1, 3, 3, 4}, 1, 2), p = b.fvalue({1, 3, 3, 4}, 2, 2), gp = b.fvalue({1, 1, 1, 4}, 3, 2);
+  b.node(fx::XNodeUnion::XNNDepthwiseConv2d,
+         fx::Create_XNNNodeConv(b.fbb, 1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 1, 2, 2, 0, 0, x, w, 0xFFFFFFFFu, c, 0).Union());
+  b.node(fx::XNodeUnion::XNNAvgPooling2d, fx::Create_XNNPooling2D(b.fbb, 1, 1, 1, 1, 3, 3, 1, 1, 1, 1, c, p, 0).Union());
+  b.node(fx::XNodeUnion::XNNGlobalAvgPooling2d, fx::Create_XNNNode1x1(b.fbb, c, gp, 0x40).Union());
+  auto blob = b.blob();
+  std::unique_ptr<BackendInstance> inst;
+  Status s = make(blob, &inst);
+  REQUIRE_MESSAGE(s, s.message());
+  HostT a({1, 3, 3, 2}, xv), o1({1, 3, 3, 4}, {}, 36), o2({1, 3, 3, 4}, {}, 36), o3({1, 1, 1, 4}, {}, 4);
+  EValue* args[] = {&a.ev, &o1.ev, &o2.ev, &o3.ev};
+  KernelContext ctx;
+  REQUIRE_MESSAGE(inst->execute(ctx, args, 4), ctx.message());
+  float conv[3][3][4];
+  for (int h = 0; h < 3; ++h)
+    for (int ww = 0; ww < 3; ++ww)
+      for (int oc = 0; oc < 4; ++oc) {
+        double acc = 0;
+        for (int kh = 0; kh < 3; ++kh)
+          for (int kw = 0; kw < 3; ++kw) {
+            int ih = h - 1 + kh, iw = ww - 1 + kw;
+            if (ih < 0 || ih >= 3 || iw < 0 || iw >= 3) continue;
+            acc += xv[(ih * 3 + iw) * 2 + oc / 2] * wv[(kh * 3 + kw) * 4 + oc];
+          }
+        conv[h][ww][oc] = static_cast<float>(acc);
+        CHECK(o1.data[(h * 3 + ww) * 4 + oc] == doctest::Approx(acc).epsilon(1e-5));
+      }
+  for (int oc = 0; oc < 4; ++oc) {
+    // corner (0,0): mean of the 2x2 valid window; global: mean of all 9
+    double corner = (conv[0][0][oc] + conv[0][1][oc] + conv[1][0][oc] + conv[1][1][oc]) / 4.0, all = 0;
+    for (int h = 0; h < 3; ++h)
+      for (int ww = 0; ww < 3; ++ww) all += conv[h][ww][oc];
+    CHECK(o2.data[oc] == doctest::Approx(corner).epsilon(1e-5));
+    CHECK(o3.data[oc] == doctest::Approx(all / 9.0).epsilon(1e-5));
+  }
+}
+
+TEST_CASE("xnnpack: batch matmul with broadcast batches and transposed B, softmax") {
+  Builder b;
+  // a [2, 1, 2, 3], b [3, 3, 2] with flag 1 => b is [.., N=3, K=2]? use K=3: b [3, 4, 3] (N=4, K=3)
+  uint32_t a = b.fvalue({2, 1, 2, 3}, 0, 1), bb = b.fvalue({3, 4, 3}, 1, 1);
+  uint32_t y = b.fvalue({2, 3, 2, 4}, 2, 2), sm = b.fvalue({2, 3, 2, 4}, 3, 2);
+  b.node(fx::XNodeUnion::XNNBatchMatrixMultiply, fx::Create_XNNNode2x1(b.fbb, a, bb, y, 1).Union());
+  b.unary(fx::XNodeUnion::XNNSoftmax, y, sm);
+  auto blob = b.blob();
+  std::unique_ptr<BackendInstance> inst;
+  Status s = make(blob, &inst);
+  REQUIRE_MESSAGE(s, s.message());
+  std::vector<float> av(12), bv(36);
+  for (int i = 0; i < 12; ++i) av[i] = 0.25f * static_cast<float>(i) - 1.0f;
+  for (int i = 0; i < 36; ++i) bv[i] = 0.1f * static_cast<float>(i % 9) - 0.3f;
+  HostT ha({2, 1, 2, 3}, av), hb({3, 4, 3}, bv), o({2, 3, 2, 4}, {}, 48), o2({2, 3, 2, 4}, {}, 48);
+  EValue* args[] = {&ha.ev, &hb.ev, &o.ev, &o2.ev};
+  KernelContext ctx;
+  REQUIRE_MESSAGE(inst->execute(ctx, args, 4), ctx.message());
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int m = 0; m < 2; ++m) {
+        double row[4], mx = -1e30, sum = 0;
+        for (int n = 0; n < 4; ++n) {
+          double acc = 0;
+          for (int k = 0; k < 3; ++k) acc += av[(i * 2 + m) * 3 + k] * bv[(j * 4 + n) * 3 + k];
+          row[n] = acc;
+          mx = std::max(mx, acc);
+          CHECK(o.data[((i * 3 + j) * 2 + m) * 4 + n] == doctest::Approx(acc).epsilon(1e-5));
+        }
+        for (double& r : row) sum += std::exp(r - mx);
+        for (int n = 0; n < 4; ++n)
+          CHECK(o2.data[((i * 3 + j) * 2 + m) * 4 + n] == doctest::Approx(std::exp(row[n] - mx) / sum).epsilon(1e-5));
+      }
+}
