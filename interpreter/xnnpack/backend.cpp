@@ -9,6 +9,7 @@
 #include "interpreter/xnnpack/backend.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <new>
 
@@ -215,9 +216,12 @@ class XnnpackInstance final : public BackendInstance {
     for (size_t k = 0; k < g_.nodes.size(); ++k) {
       s.node_index = k;
       if (!run_node(s, g_.nodes[k])) {
-        if (!ctx.failed()) ctx.fail("node %zu (%s) failed", k, op_name(g_.nodes[k].op));
-        return false;
+        char msg[400];
+        std::snprintf(msg, sizeof msg, "%s", ctx.failed() ? ctx.message() : "failed");
+        ctx.reset();
+        return ctx.fail("node %zu (%s): %s", k, op_name(g_.nodes[k].op), msg);
       }
+      ctx.reset();  // each node gets the whole scratch arena (conv im2col)
     }
     return true;
   }
