@@ -208,18 +208,42 @@ __attribute__((target("avx2,fma"))) inline int32_t dot_i8_avx2(const int8_t* a, 
 
 }  // namespace
 
+// Per (row, column): int8 products summed per block in int32 lanes (madd), scaled by
+// the block scale in fp32 lanes; one horizontal sum per output. The zero-point
+// term uses the per-block weight sums (scalar, once per block).
 __attribute__((target("avx2,fma"))) void qgemm_qd8_avx2(const QGemm& q, int64_t n0, int64_t n1) {
   const int64_t nb = q.block ? q.K / q.block : 0;
+  const bool vec_blocks = q.block % 16 == 0;
   for (int64_t m = 0; m < q.M; ++m) {
     const int8_t* x = q.x + m * q.K;
     const float xs = q.x_scale[m];
     const int32_t xz = q.x_zp[m];
     for (int64_t n = n0; n < n1; ++n) {
       const int8_t* w = q.w + n * q.K;
+      const float* sc = q.w_scale + n * nb;
+      const int32_t* ws = q.wsum + n * nb;
       float acc = 0.0f;
-      for (int64_t b = 0; b < nb; ++b) {
-        int32_t dot = dot_i8_avx2(x + b * q.block, w + b * q.block, q.block) - xz * q.wsum[n * nb + b];
-        acc += static_cast<float>(dot) * q.w_scale[n * nb + b];
+      if (vec_blocks) {
+        __m256 vacc = _mm256_setzero_ps();
+        for (int64_t b = 0; b < nb; ++b) {
+          __m256i vd = _mm256_setzero_si256();
+          for (int64_t i = b * q.block; i < (b + 1) * q.block; i += 16) {
+            __m256i va = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i)));
+            __m256i vb = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + i)));
+            vd = _mm256_add_epi32(vd, _mm256_madd_epi16(va, vb));
+          }
+          vacc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(vd), _mm256_set1_ps(sc[b]), vacc);
+          acc -= static_cast<float>(xz * ws[b]) * sc[b];
+        }
+        __m128 h = _mm_add_ps(_mm256_castps256_ps128(vacc), _mm256_extractf128_ps(vacc, 1));
+        h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+        h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+        acc += _mm_cvtss_f32(h);
+      } else {
+        for (int64_t b = 0; b < nb; ++b) {
+          int32_t dot = dot_i8_avx2(x + b * q.block, w + b * q.block, q.block) - xz * ws[b];
+          acc += static_cast<float>(dot) * sc[b];
+        }
       }
       q.y[m * q.N + n] = acc * xs + (q.bias ? q.bias[n] : 0.0f);
     }
