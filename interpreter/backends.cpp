@@ -1,6 +1,7 @@
 // pte-run: the table of delegate backends compiled into this build.
 #include "interpreter/backends.h"
 
+#include <new>
 #include <string>
 
 #include "interpreter/xnnpack/backend.h"
@@ -29,6 +30,16 @@ const BackendDef* find_backend(std::string_view id) {
 }
 
 }  // namespace
+
+Status BackendWorkspace::reserve(size_t bytes) {
+  if (bytes <= size_) return Status::ok();
+  std::unique_ptr<uint8_t[]> s(new (std::nothrow) uint8_t[bytes + 64]);
+  if (!s) return Status::error("cannot allocate " + std::to_string(bytes) + " bytes of delegate workspace");
+  storage_ = std::move(s);
+  base_ = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(storage_.get()) + 63) & ~uintptr_t(63));
+  size_ = bytes;
+  return Status::ok();
+}
 
 bool backend_supported(std::string_view id) { return find_backend(id) != nullptr; }
 

@@ -143,14 +143,23 @@ class XnnpackInstance final : public BackendInstance {
     for (size_t i = 0; i < nv; ++i)
       if ((g_.values[i].flags & kFlagExternalOutput) && !defined[i])
         return Status::error("XNNPACK blob: output value " + std::to_string(g_.values[i].id) + " is never written");
-    // arena layout
-    size_t total = 0;
-    std::vector<size_t> off(nv, 0), roff(nv, 0);
-    auto bump = [&](size_t bytes) {
-      size_t at = total;
-      total += (bytes + 63) & ~size_t(63);
-      return at;
+    // Arena layout: each intermediate lives from the node that writes it to its last
+    // reader; values whose lifetimes overlap get disjoint ranges (largest first,
+    // lowest fitting offset). qdint8 row parameters live with their value.
+    struct Slot {
+      size_t value, bytes, row_bytes;
+      size_t first, last;
+      size_t off = 0;
     };
+    std::vector<Slot> slots;
+    std::vector<size_t> def_at(nv, 0), last_use(nv, 0);
+    for (size_t k = 0; k < g_.nodes.size(); ++k) {
+      const Node& n = g_.nodes[k];
+      def_at[n.out] = k;
+      last_use[n.out] = std::max(last_use[n.out], k);
+      for (int i = 0; i < n.nin; ++i)
+        if (n.in[i] >= 0) last_use[n.in[i]] = std::max(last_use[n.in[i]], k);
+    }
     for (size_t i = 0; i < nv; ++i) {
       const Value& v = g_.values[i];
       RtValue& r = rt_[i];
@@ -160,35 +169,78 @@ class XnnpackInstance final : public BackendInstance {
         r.capacity = v.data_size;
         continue;
       }
+      if (!defined[i]) continue;  // never used
+      size_t row_bytes = 0;
       if (v.dtype == DT::QDInt8) {
         RtValue t;
         t.shape = v.dims;
         r.row_capacity = t.rows();
-        roff[i] = bump(static_cast<size_t>(r.row_capacity) * 8);
+        row_bytes = (static_cast<size_t>(r.row_capacity) * 8 + 63) & ~size_t(63);
       }
-      if (v.is_external()) continue;
-      if (!defined[i]) continue;  // never used
-      r.capacity = value_bytes(v.dtype, v.dims);
-      off[i] = bump(r.capacity);
+      size_t bytes = v.is_external() ? 0 : value_bytes(v.dtype, v.dims);
+      if (!v.is_external()) r.capacity = bytes;
+      bytes = (bytes + 63) & ~size_t(63);
+      if (bytes + row_bytes == 0) continue;
+      size_t first = (v.flags & kFlagExternalInput) ? 0 : def_at[i];
+      slots.push_back({i, bytes, row_bytes, first, std::max(first, last_use[i])});
+    }
+    std::vector<size_t> order(slots.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      size_t sa = slots[a].bytes + slots[a].row_bytes, sb = slots[b].bytes + slots[b].row_bytes;
+      return sa != sb ? sa > sb : a < b;
+    });
+    std::vector<size_t> placed;
+    size_t total = 0;
+    for (size_t k : order) {
+      Slot& sl = slots[k];
+      const size_t need = sl.bytes + sl.row_bytes;
+      // candidate offsets: 0 and the end of every placed slot alive at the same time
+      std::vector<std::pair<size_t, size_t>> busy;
+      for (size_t p : placed) {
+        const Slot& o = slots[p];
+        if (o.first <= sl.last && sl.first <= o.last) busy.push_back({o.off, o.off + o.bytes + o.row_bytes});
+      }
+      std::sort(busy.begin(), busy.end());
+      size_t at = 0;
+      for (const auto& b : busy) {
+        if (at + need <= b.first) break;
+        at = std::max(at, b.second);
+      }
+      sl.off = at;
+      total = std::max(total, at + need);
+      placed.push_back(k);
     }
     if (total > (size_t(1) << 32)) return Status::error("XNNPACK blob: intermediate values need " + std::to_string(total) + " bytes");
-    arena_.reset(new (std::nothrow) uint8_t[total + 64]);
-    if (!arena_) return Status::error("XNNPACK delegate: cannot allocate " + std::to_string(total) + " bytes for intermediates");
-    uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(arena_.get()) + 63) & ~uintptr_t(63));
-    for (size_t i = 0; i < nv; ++i) {
-      const Value& v = g_.values[i];
-      RtValue& r = rt_[i];
-      if (v.is_constant()) continue;
-      if (r.row_capacity) {
-        r.row_scale = reinterpret_cast<float*>(base + roff[i]);
-        r.row_zp = reinterpret_cast<int32_t*>(base + roff[i] + static_cast<size_t>(r.row_capacity) * 4);
-      }
-      if (!v.is_external() && r.capacity) r.data = base + off[i];
+    arena_bytes_ = total;
+    slots_.clear();
+    for (const Slot& sl : slots) slots_.push_back({static_cast<int32_t>(sl.value), sl.off, sl.bytes, sl.row_bytes});
+    if (init.workspace) {
+      workspace_ = init.workspace;
+      PTE_TRY(workspace_->reserve(total));
+    } else {
+      own_.reset(new (std::nothrow) uint8_t[total + 64]);
+      if (!own_) return Status::error("XNNPACK delegate: cannot allocate " + std::to_string(total) + " bytes for intermediates");
+      bind(reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(own_.get()) + 63) & ~uintptr_t(63)));
     }
     return Status::ok();
   }
 
+  // Points every intermediate at its range of the arena starting at `base`.
+  void bind(uint8_t* base) {
+    for (const auto& sl : slots_) {
+      RtValue& r = rt_[static_cast<size_t>(sl.value)];
+      if (sl.bytes) r.data = base + sl.off;
+      if (sl.row_bytes) {
+        r.row_scale = reinterpret_cast<float*>(base + sl.off + sl.bytes);
+        r.row_zp = reinterpret_cast<int32_t*>(base + sl.off + sl.bytes + static_cast<size_t>(r.row_capacity) * 4);
+      }
+    }
+    bound_ = base;
+  }
+
   bool execute(KernelContext& ctx, EValue** args, size_t nargs) override {
+    if (workspace_ && workspace_->data() != bound_) bind(workspace_->data());
     if (nargs < max_ext_) return ctx.fail("the delegate call passes %zu values, the graph has %u externals", nargs, max_ext_);
     for (int32_t i : ext_) {
       const Value& v = g_.values[i];
@@ -216,7 +268,7 @@ class XnnpackInstance final : public BackendInstance {
     for (size_t k = 0; k < g_.nodes.size(); ++k) {
       s.node_index = k;
       if (!run_node(s, g_.nodes[k])) {
-        char msg[400];
+        char msg[512];
         std::snprintf(msg, sizeof msg, "%s", ctx.failed() ? ctx.message() : "failed");
         ctx.reset();
         return ctx.fail("node %zu (%s): %s", k, op_name(g_.nodes[k].op), msg);
@@ -232,7 +284,15 @@ class XnnpackInstance final : public BackendInstance {
   std::vector<Prepared> prep_;
   std::vector<int32_t> ext_;
   uint32_t max_ext_ = 0;
-  std::unique_ptr<uint8_t[]> arena_;
+  struct SlotRef {
+    int32_t value;
+    size_t off, bytes, row_bytes;
+  };
+  std::vector<SlotRef> slots_;
+  size_t arena_bytes_ = 0;
+  BackendWorkspace* workspace_ = nullptr;  // shared with the method's other delegates
+  std::unique_ptr<uint8_t[]> own_;         // or our own arena
+  uint8_t* bound_ = nullptr;
 };
 
 }  // namespace
