@@ -52,6 +52,7 @@ struct Parser {
   const fx::XNNGraph* root = nullptr;
   Bytes constant_region;
   std::vector<int32_t> remap;  // serialized id -> value index
+  std::vector<Node> implicit;  // converts for legacy dq_datatype inputs, run first
 
   Status fail(const std::string& m) { return Status::error("XNNPACK blob: " + m); }
 
@@ -134,6 +135,7 @@ struct Parser {
     v->id = t->id_out();
     v->external_id = t->external_id();
     v->flags = t->flags();
+    v->dq_dtype = static_cast<DT>(static_cast<int16_t>(t->dq_datatype()));
     if (v->flags & ~(kFlagExternalInput | kFlagExternalOutput)) return fail(what + " has unknown flags " + num(v->flags));
     const auto* dims = t->dims();
     size_t nd = dims ? dims->size() : 0;
@@ -269,10 +271,37 @@ struct Parser {
       if (remap[g->values[k].id] >= 0) return fail("value id " + num(g->values[k].id) + " defined twice");
       remap[g->values[k].id] = static_cast<int32_t>(k);
     }
+    // Legacy dynamic quantization (files before 2024-02): an fp32 external input with
+    // dq_datatype = qint8 feeds its consumers through an implicit per-token convert
+    // to qdint8, as the official runtime rewrites it.
+    uint32_t next_id = max_id + 1;
+    for (size_t k = 0; k < n; ++k) {
+      const Value src = g->values[k];
+      if (src.dq_dtype == DT::Invalid) continue;
+      const std::string what = "value " + num(k);
+      if (src.dq_dtype != DT::QInt8) return fail(what + " has dq_datatype " + dt_name(src.dq_dtype) + " (only qint8)");
+      if (!(src.flags & kFlagExternalInput) || src.is_constant() || src.dtype != DT::F32 || src.quant != Quant::None)
+        return fail(what + ": dq_datatype is only allowed on an fp32 external input");
+      Value q;
+      q.id = next_id++;
+      q.dtype = DT::QDInt8;
+      q.dims = src.dims;
+      q.quant = Quant::PerToken;
+      q.num_nonbatch_dims = 1;
+      g->values.push_back(q);
+      Node c;
+      c.op = Op::Convert;
+      c.in[0] = static_cast<int32_t>(k);
+      c.nin = 1;
+      c.out = static_cast<int32_t>(g->values.size() - 1);
+      implicit.push_back(c);
+    }
     for (size_t a = 0; a < n; ++a)
       for (size_t b = a + 1; b < n; ++b)
         if (g->values[a].is_external() && g->values[b].is_external() && g->values[a].external_id == g->values[b].external_id)
           return fail("values " + num(a) + " and " + num(b) + " share external id " + num(g->values[a].external_id));
+    // consumers of a legacy dq input read its qdint8 twin
+    for (const Node& c : implicit) remap[g->values[c.in[0]].id] = c.out;
     return Status::ok();
   }
 
@@ -460,8 +489,10 @@ struct Parser {
   Status nodes(bool allow_unsupported) {
     const auto* xn = root->xnodes();
     size_t n = xn ? xn->size() : 0;
-    g->nodes.resize(n);
-    for (size_t k = 0; k < n; ++k) PTE_TRY(node(k, xn->Get(static_cast<uint32_t>(k)), &g->nodes[k], allow_unsupported));
+    const size_t pre = implicit.size();
+    g->nodes.resize(pre + n);
+    for (size_t k = 0; k < pre; ++k) g->nodes[k] = implicit[k];
+    for (size_t k = 0; k < n; ++k) PTE_TRY(node(k, xn->Get(static_cast<uint32_t>(k)), &g->nodes[pre + k], allow_unsupported));
     return Status::ok();
   }
 };
@@ -499,7 +530,7 @@ size_t value_bytes(DT t, const Shape& s) {
 }
 
 Status parse_graph(Bytes blob, const LoadedProgram* program, Graph* out, bool allow_unsupported) {
-  Parser p{blob, program, out, nullptr, {}, {}};
+  Parser p{blob, program, out, nullptr, {}, {}, {}};
   PTE_TRY(p.header());
   out->version = p.root->version() ? p.root->version()->str() : std::string();
   PTE_TRY(p.values());

@@ -62,6 +62,7 @@ struct Value {
   int channel_dim = 0;
   int block_size = 0;             // Blockwise (group size along the input dim)
   int num_nonbatch_dims = 1;      // PerToken
+  DT dq_dtype = DT::Invalid;      // legacy: dynamically quantize this external input (qint8 = per-token qd8)
   bool is_constant() const { return data != nullptr; }
   bool is_external() const { return (flags & (kFlagExternalInput | kFlagExternalOutput)) != 0; }
 };

@@ -422,3 +422,67 @@ TEST_CASE("xnnpack: batch matmul with broadcast batches and transposed B, softma
           CHECK(o2.data[((i * 3 + j) * 2 + m) * 4 + n] == doctest::Approx(std::exp(row[n] - mx) / sum).epsilon(1e-5));
       }
 }
+
+TEST_CASE("xnnpack: qd8 x qc8w fully connected, explicit convert and the legacy dq_datatype input agree") {
+  const uint32_t M = 2, K = 32, N = 5;
+  std::vector<float> xv(M * K), scales(N);
+  std::vector<int8_t> wq(N * K);
+  for (uint32_t i = 0; i < M * K; ++i) xv[i] = std::sin(0.37f * static_cast<float>(i)) * 2.0f;
+  for (uint32_t i = 0; i < N * K; ++i) wq[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 255) - 127);
+  for (uint32_t n = 0; n < N; ++n) scales[n] = 0.01f * static_cast<float>(n + 1);
+  auto build = [&](bool legacy) {
+    Builder b;
+    auto& f = b.fbb;
+    uint32_t x = static_cast<uint32_t>(b.values.size());
+    {
+      auto tv = fx::CreateXNNTensorValue(f, fx::XNNDatatype::xnn_datatype_fp32, 2, f.CreateVector(std::vector<uint32_t>{M, K}), 0,
+                                         0, 1, x, legacy ? fx::XNNDatatype::xnn_datatype_qint8 : fx::XNNDatatype::xnn_datatype_invalid);
+      b.values.push_back(fx::CreateXValue(f, fx::XValueUnion::XNNTensorValue, tv.Union()));
+      b.num_externs = 2;
+    }
+    uint32_t xq = x;
+    if (!legacy) {
+      xq = static_cast<uint32_t>(b.values.size());
+      auto tv = fx::CreateXNNTensorValue(f, fx::XNNDatatype::xnn_datatype_qdint8, 2, f.CreateVector(std::vector<uint32_t>{M, K}), 0,
+                                         0xFFFFFFFFu, 0, xq);
+      auto qp = fx::CreatePerTokenDynamicQuant(f, 1);
+      auto qv = fx::CreateXNNQuantizedTensorValue(f, tv, fx::XNNQuantParams::PerTokenDynamicQuant, qp.Union());
+      b.values.push_back(fx::CreateXValue(f, fx::XValueUnion::XNNQuantizedTensorValue, qv.Union()));
+    }
+    uint32_t w = static_cast<uint32_t>(b.values.size());
+    {
+      uint32_t cb = b.constant(wq.data(), wq.size());
+      auto tv = fx::CreateXNNTensorValue(f, fx::XNNDatatype::xnn_datatype_qcint8, 2, f.CreateVector(std::vector<uint32_t>{N, K}), cb,
+                                         0xFFFFFFFFu, 0, w);
+      auto qp = fx::CreatePerChannelQuant(f, f.CreateVector(scales), 0);
+      auto qv = fx::CreateXNNQuantizedTensorValue(f, tv, fx::XNNQuantParams::PerChannelQuant, qp.Union());
+      b.values.push_back(fx::CreateXValue(f, fx::XValueUnion::XNNQuantizedTensorValue, qv.Union()));
+    }
+    uint32_t y = b.fvalue({M, N}, 1, 2);
+    if (!legacy) b.unary(fx::XNodeUnion::XNNConvert, x, xq);
+    b.node(fx::XNodeUnion::XNNFullyConnected, fx::CreateXNNFullyConnected(f, xq, w, 0xFFFFFFFFu, y, 0).Union());
+    return b.blob();
+  };
+  std::vector<float> out[2];
+  for (int legacy = 0; legacy < 2; ++legacy) {
+    auto blob = build(legacy != 0);
+    std::unique_ptr<BackendInstance> inst;
+    Status s = make(blob, &inst);
+    REQUIRE_MESSAGE(s, s.message());
+    HostT a({M, K}, xv), o({M, N}, {}, M * N);
+    EValue* args[] = {&a.ev, &o.ev};
+    KernelContext ctx;
+    REQUIRE_MESSAGE(inst->execute(ctx, args, 2), ctx.message());
+    out[legacy] = o.data;
+  }
+  for (uint32_t m = 0; m < M; ++m)
+    for (uint32_t n = 0; n < N; ++n) {
+      double ref = 0, mag = 0;
+      for (uint32_t k = 0; k < K; ++k) {
+        ref += xv[m * K + k] * wq[n * K + k] * scales[n];
+        mag += std::fabs(xv[m * K + k] * wq[n * K + k] * scales[n]);
+      }
+      CHECK(out[0][m * N + n] == out[1][m * N + n]);
+      CHECK(std::fabs(out[0][m * N + n] - ref) <= 0.01 * mag);  // int8 activation rounding
+    }
+}
