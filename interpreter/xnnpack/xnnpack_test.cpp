@@ -486,3 +486,37 @@ TEST_CASE("xnnpack: qd8 x qc8w fully connected, explicit convert and the legacy 
       CHECK(std::fabs(out[0][m * N + n] - ref) <= 0.01 * mag);  // int8 activation rounding
     }
 }
+
+TEST_CASE("xnnpack: legacy layouts: bare XN00 flatbuffer with constants in constant_buffer") {
+  flatbuffers::FlatBufferBuilder f;
+  std::vector<float> w{1, 2, 3, 4, 5, 6}, bias{0.5f, -20.0f};
+  std::vector<flatbuffers::Offset<fx::Buffer>> bufs;
+  bufs.push_back(fx::CreateBuffer(f, f.CreateVector(std::vector<uint8_t>{})));
+  for (const auto* v : {&w, &bias}) {
+    f.ForceVectorAlignment(v->size() * 4, 1, 16);
+    bufs.push_back(fx::CreateBuffer(f, f.CreateVector(reinterpret_cast<const uint8_t*>(v->data()), v->size() * 4)));
+  }
+  auto val = [&](std::vector<uint32_t> dims, uint32_t cb, uint32_t ext, uint32_t flags, uint32_t id) {
+    auto tv = fx::CreateXNNTensorValue(f, fx::XNNDatatype::xnn_datatype_fp32, static_cast<uint32_t>(dims.size()), f.CreateVector(dims),
+                                       cb, ext, flags, id);
+    return fx::CreateXValue(f, fx::XValueUnion::XNNTensorValue, tv.Union());
+  };
+  std::vector<flatbuffers::Offset<fx::XValue>> values{val({1, 3}, 0, 0, 1, 0), val({2, 3}, 1, 0xFFFFFFFFu, 0, 1),
+                                                       val({2}, 2, 0xFFFFFFFFu, 0, 2), val({1, 2}, 0, 1, 2, 3)};
+  // a fused ReLU: output_min 0 is the schema default, so it is not even written
+  std::vector<flatbuffers::Offset<fx::XNode>> nodes{fx::CreateXNode(f, fx::XNodeUnion::XNNFullyConnected,
+                                                                    fx::CreateXNNFullyConnected(f, 0, 1, 2, 3, 0).Union(), 0,
+                                                                    fx::CreateOutputMinMax(f, 0.0f, INFINITY))};
+  auto g = fx::CreateXNNGraph(f, f.CreateString("0"), f.CreateVector(nodes), f.CreateVector(values), 2, 0, 0, f.CreateVector(bufs));
+  f.Finish(g, "XN00");
+  std::vector<uint8_t> blob(f.GetBufferPointer(), f.GetBufferPointer() + f.GetSize());
+  std::unique_ptr<BackendInstance> inst;
+  Status s = make(blob, &inst);
+  REQUIRE_MESSAGE(s, s.message());
+  HostT a({1, 3}, {1, -1, 2}), o({1, 2}, {}, 2);
+  EValue* args[] = {&a.ev, &o.ev};
+  KernelContext ctx;
+  REQUIRE_MESSAGE(inst->execute(ctx, args, 2), ctx.message());
+  CHECK(o.data[0] == doctest::Approx(1 - 2 + 6 + 0.5));
+  CHECK(o.data[1] == 0.0f);  // 4 - 5 + 12 - 20 = -9, clamped by the fused ReLU
+}
