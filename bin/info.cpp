@@ -537,7 +537,8 @@ void print_text(const std::string& file, const Program& program, const BundleInf
         std::fprintf(f, "    delegate %zu nodes%s%s\n", k, del.detail.empty() ? "" : ": ", shown(del.detail, 200).c_str());
         Table nt({false, true, false});
         for (const auto& nd : del.nodes)
-          nt.row({shown(nd.name, 60), "x" + std::to_string(nd.count), nd.supported ? "supported" : "NOT SUPPORTED"});
+          nt.row({shown(nd.name, 60) + (nd.types.empty() ? "" : " (" + shown(nd.types, 60) + ")"), "x" + std::to_string(nd.count),
+                  nd.supported ? "supported" : "NOT SUPPORTED"});
         nt.print(f, "      ", "      ");
       }
     }
@@ -639,6 +640,7 @@ Value program_json(const std::string& file, const Program& program, const Bundle
           Value& ne = nodes.push(Value::object());
           ne.set("name", Value(nd.name));
           ne.set("count", Value(static_cast<unsigned long long>(nd.count)));
+          if (!nd.types.empty()) ne.set("types", Value(nd.types));
           ne.set("supported", Value(nd.supported));
         }
       }

@@ -51,6 +51,7 @@ struct OperatorInfo {
 // One node type inside a delegate (pte-run info), e.g. {"XNNFullyConnected", 2, true}.
 struct DelegateNodeInfo {
   std::string name;
+  std::string types;               // operand types where they matter, e.g. "qdint8 x qbint4 -> fp32" (may be empty)
   size_t count = 0;
   bool supported = false;
 };

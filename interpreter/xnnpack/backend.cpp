@@ -49,10 +49,34 @@ bool State::set_shape(int32_t out, const Shape& s) {
 }
 
 Status prepare_node(const Graph& g, const Node& n, Prepared* p) {
+  auto dt = [&](int32_t v) { return g.values[static_cast<size_t>(v)].dtype; };
+  auto need_f32 = [&]() -> Status {
+    for (int i = 0; i < n.nin; ++i)
+      if (n.in[i] >= 0 && dt(n.in[i]) != DT::F32)
+        return Status::error(std::string(op_name(n.op)) + ": input " + std::to_string(i) + " is " + dt_name(dt(n.in[i])) +
+                             ", only fp32 is supported");
+    if (dt(n.out) != DT::F32) return Status::error(std::string(op_name(n.op)) + ": output is " + dt_name(dt(n.out)) + ", only fp32 is supported");
+    return Status::ok();
+  };
   switch (n.op) {
     case Op::FullyConnected: return prepare_fully_connected(g, n, p);
     case Op::Conv2d: case Op::DepthwiseConv2d: case Op::ConvTranspose2d: return prepare_conv(g, n, p);
-    default: return Status::ok();
+    case Op::StaticTranspose: case Op::StaticReshape: case Op::StaticSlice: case Op::Concatenate2: case Op::Concatenate3:
+    case Op::Concatenate4: case Op::Concatenate5: case Op::Copy:
+      for (int i = 0; i < n.nin; ++i)
+        if (dt(n.in[i]) != dt(n.out) || dt_size(dt(n.out)) == 0)
+          return Status::error(std::string(op_name(n.op)) + ": input " + std::to_string(i) + " is " + dt_name(dt(n.in[i])) +
+                               ", output " + dt_name(dt(n.out)));
+      return Status::ok();
+    case Op::Convert: {
+      const Value& a = g.values[static_cast<size_t>(n.in[0])];
+      const Value& b = g.values[static_cast<size_t>(n.out)];
+      auto q8 = [](const Value& v) { return (v.dtype == DT::QInt8 || v.dtype == DT::QUInt8) && v.quant == Quant::PerTensor; };
+      if ((a.dtype == DT::F32 && (q8(b) || b.dtype == DT::QDInt8)) || (q8(a) && b.dtype == DT::F32)) return Status::ok();
+      return Status::error(std::string("XNNConvert from ") + dt_name(a.dtype) + " to " + dt_name(b.dtype) + " is not supported");
+    }
+    default:
+      return need_f32();
   }
 }
 
@@ -308,11 +332,20 @@ Status describe_xnnpack_blob(Bytes blob, const LoadedProgram* program, std::vect
   Graph g;
   PTE_TRY(parse_graph(blob, program, &g, /*allow_unsupported=*/true));
   for (const Node& n : g.nodes) {
-    std::string name = op_name(n.op);
+    std::string name = op_name(n.op), types;
+    auto t = [&](int32_t v) { return std::string(v >= 0 ? dt_name(g.values[static_cast<size_t>(v)].dtype) : "-"); };
+    if (n.op == Op::FullyConnected || n.op == Op::BatchMatrixMultiply || n.op == Op::Conv2d || n.op == Op::DepthwiseConv2d)
+      types = t(n.in[0]) + " x " + t(n.in[1]) + " -> " + t(n.out);
+    else if (n.op == Op::Convert)
+      types = t(n.in[0]) + " -> " + t(n.out);
     bool found = false;
     for (auto& e : *nodes)
-      if (e.name == name) ++e.count, found = true;
-    if (!found) nodes->push_back({name, 1, op_supported(n.op)});
+      if (e.name == name && e.types == types) ++e.count, found = true;
+    const bool ok = op_supported(n.op) && prepare_node(g, n, nullptr).is_ok();
+    if (!found) nodes->push_back({name, types, 1, ok});
+    else if (!ok)
+      for (auto& e : *nodes)
+        if (e.name == name && e.types == types) e.supported = false;
   }
   return Status::ok();
 }

@@ -56,7 +56,8 @@ struct State {
   T* ptr(int32_t i) { return reinterpret_cast<T*>(v(i).data); }
 };
 
-// Checks node-specific constraints and prepares weights (load time).
+// Checks node-specific constraints (operand types, constant filters, geometry) and
+// prepares weights (load time); p == nullptr: checks only (pte-run info).
 Status prepare_node(const Graph& g, const Node& n, Prepared* p);
 
 // Executors (true on success; ctx.fail on error).

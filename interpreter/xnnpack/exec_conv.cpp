@@ -32,6 +32,7 @@ Status prepare_conv(const Graph& g, const Node& n, Prepared* p) {
     const int64_t IC = c.gic;
     if (w.dims.d[0] != OC || w.dims.d[1] != KH || w.dims.d[2] != KW || w.dims.d[3] != IC)
       return fail("filter dims do not match the kernel size and channels");
+    if (!p) return Status::ok();  // checks only
     p->w.resize(static_cast<size_t>(OC * IC * KH * KW));
     for (int64_t o = 0; o < OC; ++o)
       for (int64_t h = 0; h < KH; ++h)
@@ -43,6 +44,7 @@ Status prepare_conv(const Graph& g, const Node& n, Prepared* p) {
     if (c.gic != 1) return fail("depthwise convolution with " + std::to_string(c.gic) + " input channels per group");
     if (w.dims.d[0] != 1 || w.dims.d[1] != KH || w.dims.d[2] != KW || w.dims.d[3] != OC)
       return fail("filter dims do not match the kernel size and channels");
+    if (!p) return Status::ok();  // checks only
     p->w.resize(static_cast<size_t>(OC * KH * KW));
     for (int64_t o = 0; o < OC; ++o)
       for (int64_t h = 0; h < KH; ++h)

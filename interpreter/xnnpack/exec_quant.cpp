@@ -143,6 +143,7 @@ Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared
     if (dyn && b->dtype != DT::F32) return fail("bias must be fp32");
     if (stat && b->dtype != DT::QInt32 && b->dtype != DT::QCInt32) return fail("bias must be int32");
   }
+  if (!p) return Status::ok();  // checks only
   // unpack to int8 [N, K]
   p->wq.resize(static_cast<size_t>(N * K));
   const uint8_t* d = w.data;

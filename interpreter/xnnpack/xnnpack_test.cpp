@@ -284,6 +284,7 @@ TEST_CASE("xnnpack: malformed blobs and unsupported nodes are one clear error") 
     REQUIRE(xnn::describe_xnnpack_blob({blob.data(), blob.size()}, nullptr, &nodes));
     REQUIRE(nodes.size() == 1);
     CHECK(nodes[0].name == "XNNConvTranspose2d");
+    CHECK(nodes[0].types.empty());
     CHECK(!nodes[0].supported);
   }
   {  // a node reading an undefined value
