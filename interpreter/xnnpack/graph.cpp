@@ -159,6 +159,7 @@ struct Parser {
 
   Status read_quant(const fx::XNNQuantizedTensorValue* q, Value* v, size_t k) {
     std::string what = "value " + num(k);
+    if (!q->quant_params()) return fail(what + " has no quantization parameters");
     switch (q->quant_params_type()) {
       case fx::XNNQuantParams::PerTensorQuant: {
         const auto* p = q->quant_params_as_PerTensorQuant();
@@ -254,6 +255,7 @@ struct Parser {
           break;
         case fx::XValueUnion::XNNQuantizedTensorValue: {
           const auto* q = x->xvalue_union_as_XNNQuantizedTensorValue();
+          if (!q) return fail("value " + num(k) + " has no tensor");
           PTE_TRY(read_tensor(q->tensor_value(), &v, k));
           PTE_TRY(read_quant(q, &v, k));
           break;

@@ -521,3 +521,47 @@ TEST_CASE("xnnpack: legacy layouts: bare XN00 flatbuffer with constants in const
   CHECK(o.data[0] == doctest::Approx(1 - 2 + 6 + 0.5));
   CHECK(o.data[1] == 0.0f);  // 4 - 5 + 12 - 20 = -9, clamped by the fused ReLU
 }
+
+TEST_CASE("xnnpack: every byte of a real 8da4w program damaged: loads or fails with one line") {
+  const char* path = "fixtures/data/qlinear_8da4w_xnnpack/model.pte";
+  FILE* fp = std::fopen(path, "rb");
+  if (!fp) {
+    MESSAGE("skipped: " << path << " not found (run from the repository root)");
+    return;
+  }
+  std::vector<uint8_t> file;
+  uint8_t buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, fp)) > 0;) file.insert(file.end(), buf, buf + n);
+  std::fclose(fp);
+  // the delegate blob (XH00 header, graph, quantization parameters)
+  size_t begin = 0;
+  for (size_t i = 4; i + 4 <= file.size(); ++i)
+    if (std::memcmp(file.data() + i, "XH00", 4) == 0) begin = i - 4;
+  REQUIRE(begin > 0);
+  const size_t end = std::min(file.size(), begin + 1616);
+  Program::MethodOptions mo;
+  mo.num_threads = 1;
+  mo.scratch_bytes = 1 << 16;
+  int loaded = 0, refused = 0;
+  for (size_t i = begin; i < end; ++i)
+    for (uint8_t v : {uint8_t(0x00), uint8_t(0xFF)}) {
+      if (file[i] == v) continue;
+      std::vector<uint8_t> bad = file;
+      bad[i] = v;
+      std::unique_ptr<Program> prog;
+      Status s = Program::open_buffer(bad.data(), bad.size(), "damaged.pte", {}, &prog);
+      if (s) {
+        std::unique_ptr<Method> m;
+        s = prog->load_method("forward", mo, &m);
+      }
+      if (s) {
+        ++loaded;
+      } else {
+        ++refused;
+        CHECK(!s.message().empty());
+        CHECK(s.message().find('\n') == std::string::npos);
+      }
+    }
+  CHECK(loaded > 0);
+  CHECK(refused > 0);
+}
