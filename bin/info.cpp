@@ -530,6 +530,17 @@ void print_text(const std::string& file, const Program& program, const BundleInf
                del.supported ? "supported" : "NOT SUPPORTED"});
       }
       d.print(f, "    ", "    ");
+      // node types inside each delegate (XNNPACK), one table per delegate
+      for (size_t k = 0; k < m.delegates.size(); ++k) {
+        const auto& del = m.delegates[k];
+        if (del.nodes.empty() && del.detail.empty()) continue;
+        std::fprintf(f, "    delegate %zu nodes%s%s\n", k, del.detail.empty() ? "" : ": ", shown(del.detail, 200).c_str());
+        Table nt({false, true, false});
+        for (const auto& nd : del.nodes)
+          nt.row({shown(nd.name, 60) + (nd.types.empty() ? "" : " (" + shown(nd.types, 60) + ")"), "x" + std::to_string(nd.count),
+                  nd.supported ? "supported" : "NOT SUPPORTED"});
+        nt.print(f, "      ", "      ");
+      }
     }
   }
 
@@ -622,6 +633,17 @@ Value program_json(const std::string& file, const Program& program, const Bundle
       e.set("bytes", Value(static_cast<unsigned long long>(d.blob_bytes)));
       e.set("location", Value(d.inline_data ? "inline" : "segment"));
       e.set("supported", Value(d.supported));
+      if (!d.detail.empty()) e.set("detail", Value(d.detail));
+      if (!d.nodes.empty()) {
+        Value& nodes = e.set("nodes", Value::array());
+        for (const auto& nd : d.nodes) {
+          Value& ne = nodes.push(Value::object());
+          ne.set("name", Value(nd.name));
+          ne.set("count", Value(static_cast<unsigned long long>(nd.count)));
+          if (!nd.types.empty()) ne.set("types", Value(nd.types));
+          ne.set("supported", Value(nd.supported));
+        }
+      }
     }
     Value& mem = o.set("planned_memory", Value::array());
     for (int64_t b : m.planned_buffers) mem.push(Value(static_cast<long long>(b)));

@@ -9,6 +9,7 @@
 // Adding a backend: write `Status create_mybackend(const BackendInit&, std::unique_ptr<BackendInstance>*)`
 // and add one line to the table in backends.cpp.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,23 @@ struct CompileSpecRef {
   Bytes value;
 };
 
+// Scratch memory shared by all delegates of one method: delegates run one after the
+// other, and their intermediate values do not outlive a call, so one buffer sized for
+// the largest delegate serves them all (like XNNPACK's shared workspace). Backends
+// reserve() at init (load time); execute() reads data(), which no longer moves.
+class BackendWorkspace {
+ public:
+  // Grows the buffer to at least `bytes` (64-byte aligned). Load time only.
+  Status reserve(size_t bytes);
+  uint8_t* data() const { return base_; }
+  size_t size() const { return size_; }
+
+ private:
+  std::unique_ptr<uint8_t[]> storage_;
+  uint8_t* base_ = nullptr;
+  size_t size_ = 0;
+};
+
 // Everything a backend sees at init. Pointers stay valid for the life of the method
 // (blob and specs point into the mapped program).
 struct BackendInit {
@@ -36,6 +54,7 @@ struct BackendInit {
   int delegate_index = 0;
   pthreadpool* threadpool = nullptr;   // the method's pool (null: single thread)
   int num_threads = 1;
+  BackendWorkspace* workspace = nullptr;  // the method's shared scratch (null: the backend allocates its own)
 };
 
 class BackendInstance {
@@ -56,5 +75,10 @@ bool backend_supported(std::string_view id);
 // Creates an instance of backend `init.id`. Fails for an unknown id or when the
 // backend rejects the blob (the message says why).
 Status create_backend(const BackendInit& init, std::unique_ptr<BackendInstance>* out);
+
+// Lists the node types inside a delegate blob (backends that can; others leave
+// `nodes` empty). Fails when the blob is malformed.
+Status describe_backend_blob(std::string_view id, Bytes blob, const LoadedProgram* program,
+                             std::vector<DelegateNodeInfo>* nodes);
 
 }  // namespace pte

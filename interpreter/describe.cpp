@@ -99,6 +99,18 @@ Status describe_plan(const LoadedProgram& program, const fb::ExecutionPlan* plan
       di.blob_bytes = blob.size;
       di.inline_data = d->processed()->location() == fb::DataLocation::INLINE;
       di.supported = backend_supported(di.backend);
+      if (di.supported) {
+        Status ds = describe_backend_blob(di.backend, blob, &program, &di.nodes);
+        if (!ds) {
+          di.supported = false;
+          di.detail = ds.message();
+        }
+        for (const auto& nd : di.nodes)
+          if (!nd.supported) {
+            di.supported = false;
+            if (di.detail.empty()) di.detail = "node type " + nd.name + " is not supported";
+          }
+      }
       out->delegates.push_back(std::move(di));
     }
   }

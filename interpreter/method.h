@@ -92,6 +92,7 @@ class MethodImpl final : public Method {
   std::vector<uint32_t> chain_begin_;   // instruction ranges per chain (+ end sentinel)
   std::vector<std::string> op_names_;   // per operator index
   std::vector<std::string> delegate_ids_;
+  std::unique_ptr<BackendWorkspace> backend_workspace_;  // shared scratch of the delegates
   std::vector<std::unique_ptr<BackendInstance>> backends_;
   std::vector<int32_t> inputs_, outputs_;
   std::vector<uint8_t> input_set_;

@@ -474,9 +474,11 @@ struct MethodImpl::Load {
   Status create_backends() {
     const auto* dels = plan->delegates();
     uint32_t ndel = dels ? dels->size() : 0;
+    if (ndel) m.backend_workspace_ = std::make_unique<BackendWorkspace>();
     for (uint32_t d = 0; d < ndel; ++d) {
       const auto* del = dels->Get(d);
       BackendInit init;
+      init.workspace = m.backend_workspace_.get();
       init.id = m.delegate_ids_[d];
       Status s = program.delegate_blob(del, &init.blob);
       if (!s) return s.context(m.prefix_ + ": delegate " + num(d) + " (" + m.delegate_ids_[d] + ")");

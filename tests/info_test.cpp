@@ -453,6 +453,17 @@ TEST_CASE("info CLI: dynamic shape bound and XNNPACK delegate segment") {
   CHECK(d.find("backend")->as_string() == "XnnpackBackend");
   CHECK(d.find("bytes")->as_int() == 432);
   CHECK(d.find("location")->as_string() == "segment");
+  // the node types inside the delegate, with their support
+  CHECK(d.find("supported")->as_bool());
+  CHECK(fwd->find("runnable")->as_bool());
+  const auto* nodes = d.find("nodes");
+  REQUIRE(nodes);
+  REQUIRE(nodes->size() == 1);
+  CHECK((*nodes)[0].find("name")->as_string() == "XNNMultiply");
+  CHECK((*nodes)[0].find("count")->as_int() == 1);
+  CHECK((*nodes)[0].find("supported")->as_bool());
+  CHECK(r.out.find("delegate 0 nodes") != std::string::npos);
+  CHECK(r.out.find("XNNMultiply  x1  supported") != std::string::npos);
 }
 
 TEST_CASE("info CLI: unsupported custom operators and inline delegates are listed") {

@@ -407,14 +407,14 @@ TEST_CASE("method: every missing operator and delegate is reported in one line")
   ProgramBuilder b;
   int a = b.i(0);
   int bar = b.op("foo::bar", "out"), baz = b.op("foo::baz"), add = b.op("executorch_prim::add", "Scalar");
-  int d = b.delegate("XnnpackBackend");
+  int d = b.delegate("VulkanBackend");
   b.kernel(add, {a, a, a});
   b.kernel(bar, {a});
   b.kernel(baz, {a});
   b.call_delegate(d, {a});
   b.kernel(bar, {a});
   std::string e = load_error(b);
-  CHECK(e == "synthetic.pte: method forward: unsupported delegate XnnpackBackend (delegate 0, instruction 3), "
+  CHECK(e == "synthetic.pte: method forward: unsupported delegate VulkanBackend (delegate 0, instruction 3), "
              "unsupported operator foo::bar.out (instruction 1), unsupported operator foo::baz (instruction 2)");
   CHECK(e.find('\n') == std::string::npos);
 }

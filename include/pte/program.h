@@ -48,9 +48,19 @@ struct OperatorInfo {
   bool supported = false;          // this build has a kernel for it
 };
 
+// One node type inside a delegate (pte-run info), e.g. {"XNNFullyConnected", 2, true}.
+struct DelegateNodeInfo {
+  std::string name;
+  std::string types;               // operand types where they matter, e.g. "qdint8 x qbint4 -> fp32" (may be empty)
+  size_t count = 0;
+  bool supported = false;
+};
+
 struct DelegateInfo {
   std::string backend;             // "XnnpackBackend"
-  bool supported = false;
+  bool supported = false;          // the backend exists and accepts every node of this delegate
+  std::vector<DelegateNodeInfo> nodes;  // node types, in first-use order (backends that list them)
+  std::string detail;              // why the delegate cannot run (blob error, unsupported node), if known
   size_t blob_bytes = 0;
   bool inline_data = false;        // blob inside the flatbuffer (else in a segment)
 };

@@ -1,0 +1,353 @@
+// pte-run XNNPACK delegate: the BackendInstance ("XnnpackBackend").
+//
+// init: parse + validate the blob (graph.cpp), prepare every node (packed weights),
+// check that every node reads values already defined, and lay out one arena for
+// all intermediate values at their serialized (upper-bound) sizes.
+// execute: bind externals (ExecuTorch tensors, sizes taken in dim_order like the
+// official runtime), run the nodes in order (each re-propagates its output shape),
+// resize the external outputs. No allocation.
+#include "interpreter/xnnpack/backend.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#include "interpreter/xnnpack/exec.h"
+
+namespace pte::xnn {
+
+bool State::set_shape(int32_t out, const Shape& s) {
+  RtValue& r = v(out);
+  const Value& m = meta(out);
+  size_t need = value_bytes(m.dtype, s);
+  if (r.ext) {
+    Tensor& t = *r.ext;
+    int64_t sizes[kMaxDims];
+    bool order_ok = t.dim == s.n;
+    for (int i = 0; order_ok && i < s.n; ++i) sizes[t.dim_order[i]] = s.d[i];
+    if (!order_ok)
+      for (int i = 0; i < s.n; ++i) sizes[i] = s.d[i];
+    if (!resize_tensor(t, sizes, s.n)) {
+      if (t.numel() != s.numel())
+        return ctx->fail("output %u (external %u): cannot resize the %d-dim output tensor to %lld elements", m.id,
+                         m.external_id, t.dim, (long long)s.numel());
+    }
+    r.data = static_cast<uint8_t*>(t.data);
+    r.capacity = t.capacity ? t.capacity : t.nbytes();
+  }
+  if (need > r.capacity)
+    return ctx->fail("%s: value %u needs %zu bytes, %zu planned (shape beyond the exported upper bound)",
+                     op_name(g->nodes[node_index].op), m.id, need, r.capacity);
+  if (m.dtype == DT::QDInt8 && r.row_capacity) {
+    RtValue tmp = r;
+    tmp.shape = s;
+    if (tmp.rows() > r.row_capacity) return ctx->fail("value %u: %lld rows, %lld planned", m.id, (long long)tmp.rows(), (long long)r.row_capacity);
+  }
+  r.shape = s;
+  return true;
+}
+
+Status prepare_node(const Graph& g, const Node& n, Prepared* p) {
+  auto dt = [&](int32_t v) { return g.values[static_cast<size_t>(v)].dtype; };
+  auto need_f32 = [&]() -> Status {
+    for (int i = 0; i < n.nin; ++i)
+      if (n.in[i] >= 0 && dt(n.in[i]) != DT::F32)
+        return Status::error(std::string(op_name(n.op)) + ": input " + std::to_string(i) + " is " + dt_name(dt(n.in[i])) +
+                             ", only fp32 is supported");
+    if (dt(n.out) != DT::F32) return Status::error(std::string(op_name(n.op)) + ": output is " + dt_name(dt(n.out)) + ", only fp32 is supported");
+    return Status::ok();
+  };
+  switch (n.op) {
+    case Op::FullyConnected: return prepare_fully_connected(g, n, p);
+    case Op::Conv2d: case Op::DepthwiseConv2d: case Op::ConvTranspose2d: return prepare_conv(g, n, p);
+    case Op::StaticTranspose: case Op::StaticReshape: case Op::StaticSlice: case Op::Concatenate2: case Op::Concatenate3:
+    case Op::Concatenate4: case Op::Concatenate5: case Op::Copy:
+      for (int i = 0; i < n.nin; ++i)
+        if (dt(n.in[i]) != dt(n.out) || dt_size(dt(n.out)) == 0)
+          return Status::error(std::string(op_name(n.op)) + ": input " + std::to_string(i) + " is " + dt_name(dt(n.in[i])) +
+                               ", output " + dt_name(dt(n.out)));
+      return Status::ok();
+    case Op::Convert: {
+      const Value& a = g.values[static_cast<size_t>(n.in[0])];
+      const Value& b = g.values[static_cast<size_t>(n.out)];
+      auto q8 = [](const Value& v) { return (v.dtype == DT::QInt8 || v.dtype == DT::QUInt8) && v.quant == Quant::PerTensor; };
+      if ((a.dtype == DT::F32 && (q8(b) || b.dtype == DT::QDInt8)) || (q8(a) && b.dtype == DT::F32)) return Status::ok();
+      return Status::error(std::string("XNNConvert from ") + dt_name(a.dtype) + " to " + dt_name(b.dtype) + " is not supported");
+    }
+    default:
+      return need_f32();
+  }
+}
+
+bool op_supported(Op op) {
+  switch (op) {
+    case Op::Add: case Op::Subtract: case Op::Multiply: case Op::Div: case Op::Minimum: case Op::Maximum: case Op::PReLU:
+    case Op::Abs: case Op::Negate: case Op::Square: case Op::SquareRoot: case Op::ReciprocalSquareRoot: case Op::Floor:
+    case Op::Ceiling: case Op::Sigmoid: case Op::Tanh: case Op::Exp: case Op::Log: case Op::Sin: case Op::Cos:
+    case Op::Gelu: case Op::Hardswish: case Op::LeakyReLU: case Op::ELU: case Op::Clamp: case Op::Softmax:
+    case Op::FullyConnected: case Op::BatchMatrixMultiply: case Op::Conv2d: case Op::DepthwiseConv2d:
+    case Op::MaxPooling2d: case Op::AvgPooling2d: case Op::GlobalAvgPooling2d: case Op::StaticTranspose:
+    case Op::StaticReshape: case Op::StaticSlice: case Op::StaticConstantPad: case Op::Concatenate2:
+    case Op::Concatenate3: case Op::Concatenate4: case Op::Concatenate5: case Op::Copy: case Op::Convert:
+      return true;
+    default:
+      return false;
+  }
+}
+
+namespace {
+
+bool run_node(State& s, const Node& n) {
+  switch (n.op) {
+    case Op::Add: case Op::Subtract: case Op::Multiply: case Op::Div: case Op::Minimum: case Op::Maximum: case Op::PReLU:
+      return run_binary(s, n);
+    case Op::Softmax: return run_softmax(s, n);
+    case Op::FullyConnected: return run_fully_connected(s, n);
+    case Op::BatchMatrixMultiply: return run_batch_matmul(s, n);
+    case Op::Conv2d: case Op::DepthwiseConv2d: return run_conv(s, n);
+    case Op::MaxPooling2d: case Op::AvgPooling2d: return run_pooling(s, n);
+    case Op::GlobalAvgPooling2d: return run_global_avg_pool(s, n);
+    case Op::StaticTranspose: return run_transpose(s, n);
+    case Op::StaticReshape: return run_reshape(s, n);
+    case Op::StaticSlice: return run_slice(s, n);
+    case Op::StaticConstantPad: return run_pad(s, n);
+    case Op::Concatenate2: case Op::Concatenate3: case Op::Concatenate4: case Op::Concatenate5: return run_concat(s, n);
+    case Op::Copy: return run_copy(s, n);
+    case Op::Convert: return run_convert(s, n);
+    default:
+      if (op_supported(n.op)) return run_unary(s, n);
+      return s.ctx->fail("%s is not supported", op_name(n.op));
+  }
+}
+
+bool dtype_matches(DT x, DType t) {
+  switch (x) {
+    case DT::F32: return t == DType::Float;
+    case DT::Int32: return t == DType::Int32;
+    case DT::QInt8: return t == DType::Int8 || t == DType::QInt8;
+    case DT::QUInt8: return t == DType::UInt8 || t == DType::QUInt8;
+    case DT::F16: return t == DType::Half;
+    case DT::BF16: return t == DType::BFloat16;
+    default: return false;
+  }
+}
+
+class XnnpackInstance final : public BackendInstance {
+ public:
+  Status init(const BackendInit& init) {
+    PTE_TRY(parse_graph(init.blob, init.program, &g_));
+    const size_t nv = g_.values.size();
+    rt_.resize(nv);
+    prep_.resize(g_.nodes.size());
+    // which values are written by a node / available before the first node
+    std::vector<uint8_t> defined(nv, 0);
+    for (size_t i = 0; i < nv; ++i) {
+      const Value& v = g_.values[i];
+      if (v.is_constant() || (v.flags & kFlagExternalInput)) defined[i] = 1;
+      if (v.flags & kFlagExternalInput && v.flags & kFlagExternalOutput)
+        return Status::error("XNNPACK blob: value " + std::to_string(v.id) + " is both an external input and output");
+      if (v.is_external()) {
+        ext_.push_back(static_cast<int32_t>(i));
+        max_ext_ = std::max(max_ext_, v.external_id + 1);
+      }
+    }
+    for (size_t k = 0; k < g_.nodes.size(); ++k) {
+      const Node& n = g_.nodes[k];
+      std::string where = "XNNPACK blob: node " + std::to_string(k) + " (" + op_name(n.op) + ")";
+      for (int i = 0; i < n.nin; ++i)
+        if (n.in[i] >= 0 && !defined[n.in[i]])
+          return Status::error(where + " reads value " + std::to_string(g_.values[n.in[i]].id) + " before it is written");
+      if (n.out < 0) return Status::error(where + " has no output");
+      if (g_.values[n.out].flags & kFlagExternalInput) return Status::error(where + " writes an external input");
+      defined[n.out] = 1;
+      Status s = prepare_node(g_, n, &prep_[k]);
+      if (!s) return Status::error("XNNPACK blob: node " + std::to_string(k) + ": " + s.message());
+    }
+    for (size_t i = 0; i < nv; ++i)
+      if ((g_.values[i].flags & kFlagExternalOutput) && !defined[i])
+        return Status::error("XNNPACK blob: output value " + std::to_string(g_.values[i].id) + " is never written");
+    // Arena layout: each intermediate lives from the node that writes it to its last
+    // reader; values whose lifetimes overlap get disjoint ranges (largest first,
+    // lowest fitting offset). qdint8 row parameters live with their value.
+    struct Slot {
+      size_t value, bytes, row_bytes;
+      size_t first, last;
+      size_t off = 0;
+    };
+    std::vector<Slot> slots;
+    std::vector<size_t> def_at(nv, 0), last_use(nv, 0);
+    for (size_t k = 0; k < g_.nodes.size(); ++k) {
+      const Node& n = g_.nodes[k];
+      def_at[n.out] = k;
+      last_use[n.out] = std::max(last_use[n.out], k);
+      for (int i = 0; i < n.nin; ++i)
+        if (n.in[i] >= 0) last_use[n.in[i]] = std::max(last_use[n.in[i]], k);
+    }
+    for (size_t i = 0; i < nv; ++i) {
+      const Value& v = g_.values[i];
+      RtValue& r = rt_[i];
+      r.shape = v.dims;
+      if (v.is_constant()) {
+        r.data = const_cast<uint8_t*>(v.data);
+        r.capacity = v.data_size;
+        continue;
+      }
+      if (!defined[i]) continue;  // never used
+      size_t row_bytes = 0;
+      if (v.dtype == DT::QDInt8) {
+        RtValue t;
+        t.shape = v.dims;
+        r.row_capacity = t.rows();
+        row_bytes = (static_cast<size_t>(r.row_capacity) * 8 + 63) & ~size_t(63);
+      }
+      size_t bytes = v.is_external() ? 0 : value_bytes(v.dtype, v.dims);
+      if (!v.is_external()) r.capacity = bytes;
+      bytes = (bytes + 63) & ~size_t(63);
+      if (bytes + row_bytes == 0) continue;
+      size_t first = (v.flags & kFlagExternalInput) ? 0 : def_at[i];
+      slots.push_back({i, bytes, row_bytes, first, std::max(first, last_use[i])});
+    }
+    std::vector<size_t> order(slots.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      size_t sa = slots[a].bytes + slots[a].row_bytes, sb = slots[b].bytes + slots[b].row_bytes;
+      return sa != sb ? sa > sb : a < b;
+    });
+    std::vector<size_t> placed;
+    size_t total = 0;
+    for (size_t k : order) {
+      Slot& sl = slots[k];
+      const size_t need = sl.bytes + sl.row_bytes;
+      // candidate offsets: 0 and the end of every placed slot alive at the same time
+      std::vector<std::pair<size_t, size_t>> busy;
+      for (size_t p : placed) {
+        const Slot& o = slots[p];
+        if (o.first <= sl.last && sl.first <= o.last) busy.push_back({o.off, o.off + o.bytes + o.row_bytes});
+      }
+      std::sort(busy.begin(), busy.end());
+      size_t at = 0;
+      for (const auto& b : busy) {
+        if (at + need <= b.first) break;
+        at = std::max(at, b.second);
+      }
+      sl.off = at;
+      total = std::max(total, at + need);
+      placed.push_back(k);
+    }
+    if (total > (size_t(1) << 32)) return Status::error("XNNPACK blob: intermediate values need " + std::to_string(total) + " bytes");
+    arena_bytes_ = total;
+    slots_.clear();
+    for (const Slot& sl : slots) slots_.push_back({static_cast<int32_t>(sl.value), sl.off, sl.bytes, sl.row_bytes});
+    if (init.workspace) {
+      workspace_ = init.workspace;
+      PTE_TRY(workspace_->reserve(total));
+    } else {
+      own_.reset(new (std::nothrow) uint8_t[total + 64]);
+      if (!own_) return Status::error("XNNPACK delegate: cannot allocate " + std::to_string(total) + " bytes for intermediates");
+      bind(reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(own_.get()) + 63) & ~uintptr_t(63)));
+    }
+    return Status::ok();
+  }
+
+  // Points every intermediate at its range of the arena starting at `base`.
+  void bind(uint8_t* base) {
+    for (const auto& sl : slots_) {
+      RtValue& r = rt_[static_cast<size_t>(sl.value)];
+      if (sl.bytes) r.data = base + sl.off;
+      if (sl.row_bytes) {
+        r.row_scale = reinterpret_cast<float*>(base + sl.off + sl.bytes);
+        r.row_zp = reinterpret_cast<int32_t*>(base + sl.off + sl.bytes + static_cast<size_t>(r.row_capacity) * 4);
+      }
+    }
+    bound_ = base;
+  }
+
+  bool execute(KernelContext& ctx, EValue** args, size_t nargs) override {
+    if (workspace_ && workspace_->data() != bound_) bind(workspace_->data());
+    if (nargs < max_ext_) return ctx.fail("the delegate call passes %zu values, the graph has %u externals", nargs, max_ext_);
+    for (int32_t i : ext_) {
+      const Value& v = g_.values[i];
+      EValue* e = args[v.external_id];
+      if (!e || !e->is_tensor() || !e->t)
+        return ctx.fail("external %u (value %u) is not a tensor", v.external_id, v.id);
+      Tensor& t = *e->t;
+      if (!dtype_matches(v.dtype, t.dtype))
+        return ctx.fail("external %u is %s, the graph expects %s", v.external_id, dtype_name(t.dtype), dt_name(v.dtype));
+      RtValue& r = rt_[i];
+      r.ext = &t;
+      r.data = static_cast<uint8_t*>(t.data);
+      if (v.flags & kFlagExternalInput) {
+        if (t.dim > kMaxDims) return ctx.fail("external %u has %d dims", v.external_id, t.dim);
+        r.shape.n = t.dim;
+        for (int d = 0; d < t.dim; ++d) r.shape.d[d] = t.sizes[t.dim_order[d]];
+        r.capacity = t.nbytes();
+        r.ext = nullptr;  // inputs are never resized
+      } else {
+        r.capacity = t.capacity ? t.capacity : t.nbytes();
+      }
+    }
+    State s;
+    s.g = &g_, s.rt = &rt_, s.prep = &prep_, s.ctx = &ctx;
+    for (size_t k = 0; k < g_.nodes.size(); ++k) {
+      s.node_index = k;
+      if (!run_node(s, g_.nodes[k])) {
+        char msg[512];
+        std::snprintf(msg, sizeof msg, "%s", ctx.failed() ? ctx.message() : "failed");
+        ctx.reset();
+        return ctx.fail("node %zu (%s): %s", k, op_name(g_.nodes[k].op), msg);
+      }
+      ctx.reset();  // each node gets the whole scratch arena (conv im2col)
+    }
+    return true;
+  }
+
+ private:
+  Graph g_;
+  std::vector<RtValue> rt_;
+  std::vector<Prepared> prep_;
+  std::vector<int32_t> ext_;
+  uint32_t max_ext_ = 0;
+  struct SlotRef {
+    int32_t value;
+    size_t off, bytes, row_bytes;
+  };
+  std::vector<SlotRef> slots_;
+  size_t arena_bytes_ = 0;
+  BackendWorkspace* workspace_ = nullptr;  // shared with the method's other delegates
+  std::unique_ptr<uint8_t[]> own_;         // or our own arena
+  uint8_t* bound_ = nullptr;
+};
+
+}  // namespace
+
+Status create_xnnpack_backend(const BackendInit& init, std::unique_ptr<BackendInstance>* out) {
+  auto inst = std::make_unique<XnnpackInstance>();
+  PTE_TRY(inst->init(init));
+  *out = std::move(inst);
+  return Status::ok();
+}
+
+Status describe_xnnpack_blob(Bytes blob, const LoadedProgram* program, std::vector<DelegateNodeInfo>* nodes) {
+  Graph g;
+  PTE_TRY(parse_graph(blob, program, &g, /*allow_unsupported=*/true));
+  for (const Node& n : g.nodes) {
+    std::string name = op_name(n.op), types;
+    auto t = [&](int32_t v) { return std::string(v >= 0 ? dt_name(g.values[static_cast<size_t>(v)].dtype) : "-"); };
+    if (n.op == Op::FullyConnected || n.op == Op::BatchMatrixMultiply || n.op == Op::Conv2d || n.op == Op::DepthwiseConv2d)
+      types = t(n.in[0]) + " x " + t(n.in[1]) + " -> " + t(n.out);
+    else if (n.op == Op::Convert)
+      types = t(n.in[0]) + " -> " + t(n.out);
+    bool found = false;
+    for (auto& e : *nodes)
+      if (e.name == name && e.types == types) ++e.count, found = true;
+    const bool ok = op_supported(n.op) && prepare_node(g, n, nullptr).is_ok();
+    if (!found) nodes->push_back({name, types, 1, ok});
+    else if (!ok)
+      for (auto& e : *nodes)
+        if (e.name == name && e.types == types) e.supported = false;
+  }
+  return Status::ok();
+}
+
+}  // namespace pte::xnn

@@ -1,0 +1,106 @@
+// pte-run XNNPACK delegate: the execution plan and the node executors.
+//
+// A Plan is built once from a validated Graph: every runtime value gets a slot in one
+// arena sized for its serialized (upper-bound) shape, constant weights are packed
+// (conv filters to OIHW), and each node keeps what it needs. execute() binds the
+// externals, then for each node re-propagates the output shape from the current
+// input shapes (dynamic dims), checks it fits, and runs our kernels. Nothing is
+// allocated at execute time.
+//
+// One executor file per node family: exec_elementwise.cpp (unary, binary, clamp,
+// softmax), exec_linear.cpp (fully connected, batch matmul), exec_conv.cpp
+// (convolutions, pooling), exec_shape.cpp (transpose, reshape, slice, concat, pad,
+// copy), exec_quant.cpp (convert and the quantized fully connected kernels).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "interpreter/xnnpack/graph.h"
+#include "ops/kernel.h"
+
+namespace pte::xnn {
+
+struct RtValue {
+  Shape shape;                 // current shape
+  uint8_t* data = nullptr;     // arena, constant or external memory
+  size_t capacity = 0;         // bytes at data
+  // qdint8 values: per-row quantization parameters (rows = capacity of the row arrays)
+  float* row_scale = nullptr;
+  int32_t* row_zp = nullptr;
+  int64_t row_capacity = 0;
+  Tensor* ext = nullptr;       // the bound ExecuTorch tensor (externals)
+  int64_t rows() const;        // rows for qdint8 (product of the batch dims)
+};
+
+// Per-node data prepared at load.
+struct Prepared {
+  std::vector<float> w;        // packed fp32 weights (conv: OIHW)
+  std::vector<int32_t> wsum;   // quantized FC: per output channel sums of the weights (qd8 zero-point correction)
+  std::vector<int8_t> wq;      // quantized FC: unpacked int8 weights [N, K] (4-bit unpacked, minus the zero point)
+};
+
+struct State {
+  const Graph* g = nullptr;
+  std::vector<RtValue>* rt = nullptr;
+  const std::vector<Prepared>* prep = nullptr;
+  KernelContext* ctx = nullptr;
+  size_t node_index = 0;
+
+  RtValue& v(int32_t i) { return (*rt)[static_cast<size_t>(i)]; }
+  const Value& meta(int32_t i) const { return g->values[static_cast<size_t>(i)]; }
+  const Prepared& p() const { return (*prep)[node_index]; }
+  // Sets the output shape: checks the arena / external capacity and resizes an
+  // external output tensor. False (with ctx.fail) when it does not fit.
+  bool set_shape(int32_t out, const Shape& s);
+  template <class T>
+  T* ptr(int32_t i) { return reinterpret_cast<T*>(v(i).data); }
+};
+
+// Checks node-specific constraints (operand types, constant filters, geometry) and
+// prepares weights (load time); p == nullptr: checks only (pte-run info).
+Status prepare_node(const Graph& g, const Node& n, Prepared* p);
+
+// Executors (true on success; ctx.fail on error).
+bool run_unary(State& s, const Node& n);
+bool run_binary(State& s, const Node& n);
+bool run_softmax(State& s, const Node& n);
+bool run_fully_connected(State& s, const Node& n);
+bool run_batch_matmul(State& s, const Node& n);
+bool run_conv(State& s, const Node& n);
+bool run_pooling(State& s, const Node& n);
+bool run_global_avg_pool(State& s, const Node& n);
+bool run_transpose(State& s, const Node& n);
+bool run_reshape(State& s, const Node& n);
+bool run_slice(State& s, const Node& n);
+bool run_concat(State& s, const Node& n);
+bool run_pad(State& s, const Node& n);
+bool run_copy(State& s, const Node& n);
+bool run_convert(State& s, const Node& n);
+bool run_fully_connected_quantized(State& s, const Node& n);
+Status prepare_conv(const Graph& g, const Node& n, Prepared* p);
+Status prepare_fully_connected(const Graph& g, const Node& n, Prepared* p);
+Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared* p);
+
+// Applies the node's fused output range to `count` floats (no-op for +-inf).
+void clamp_output(const Node& n, float* y, int64_t count);
+
+// qd8 x int8-weight GEMM kernels (exec_quant.cpp): y[m, n] for rows of int8
+// activations xq [M, K] with per-row scale / zero point, weights wq [N, K] (int8,
+// zero point removed), per-channel (or per-block) scales; fp32 out.
+struct QGemm {
+  int64_t M = 0, N = 0, K = 0;
+  const int8_t* x = nullptr;       // [M, K]
+  const float* x_scale = nullptr;  // [M]
+  const int32_t* x_zp = nullptr;   // [M]
+  const int8_t* w = nullptr;       // [N, K]
+  const int32_t* wsum = nullptr;   // [N * blocks] sums of w over each block
+  const float* w_scale = nullptr;  // [N * blocks]
+  int64_t block = 0;               // K / blocks (== K for per-channel)
+  const float* bias = nullptr;     // [N] or null
+  float* y = nullptr;              // [M, N]
+};
+void qgemm_qd8_scalar(const QGemm& q, int64_t n0, int64_t n1);
+void qgemm_qd8_avx2(const QGemm& q, int64_t n0, int64_t n1);
+void qgemm_qd8(pthreadpool* pool, const QGemm& q, bool force_scalar = false);
+
+}  // namespace pte::xnn

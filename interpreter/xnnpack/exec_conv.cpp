@@ -1,0 +1,174 @@
+// pte-run XNNPACK delegate: NHWC convolutions (filters packed to OIHW at load, run on
+// ops/linalg's convolution engine through element strides) and NHWC pooling.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "interpreter/xnnpack/exec.h"
+#include "ops/linalg/conv.h"
+
+namespace pte::xnn {
+
+Status prepare_conv(const Graph& g, const Node& n, Prepared* p) {
+  const char* name = op_name(n.op);
+  const Value& x = g.values[n.in[0]];
+  const Value& w = g.values[n.in[1]];
+  const ConvParams& c = n.conv;
+  auto fail = [&](const std::string& m) { return Status::error(std::string(name) + ": " + m); };
+  if (n.op == Op::ConvTranspose2d) return fail("transposed convolution is not supported by pte-run");
+  if (x.dtype != DT::F32 || w.dtype != DT::F32 || g.values[n.out].dtype != DT::F32)
+    return fail(std::string("only fp32 is supported (input ") + dt_name(x.dtype) + ", filter " + dt_name(w.dtype) + ")");
+  if (!w.is_constant()) return fail("the filter must be a constant");
+  if (w.dims.n != 4) return fail("the filter has " + std::to_string(w.dims.n) + " dims");
+  if (n.in[2] >= 0) {
+    const Value& b = g.values[n.in[2]];
+    if (b.dtype != DT::F32 || !b.is_constant()) return fail("the bias must be an fp32 constant");
+    if (b.dims.numel() != static_cast<int64_t>(c.groups) * c.goc) return fail("bias size does not match the output channels");
+  }
+  const int64_t OC = static_cast<int64_t>(c.groups) * c.goc, KH = c.kh, KW = c.kw;
+  const float* f = reinterpret_cast<const float*>(w.data);
+  if (n.op == Op::Conv2d) {
+    // XNNPACK filter [OC, KH, KW, IC/g] -> OIHW
+    const int64_t IC = c.gic;
+    if (w.dims.d[0] != OC || w.dims.d[1] != KH || w.dims.d[2] != KW || w.dims.d[3] != IC)
+      return fail("filter dims do not match the kernel size and channels");
+    if (!p) return Status::ok();  // checks only
+    p->w.resize(static_cast<size_t>(OC * IC * KH * KW));
+    for (int64_t o = 0; o < OC; ++o)
+      for (int64_t h = 0; h < KH; ++h)
+        for (int64_t ww = 0; ww < KW; ++ww)
+          for (int64_t i = 0; i < IC; ++i)
+            p->w[static_cast<size_t>(((o * IC + i) * KH + h) * KW + ww)] = f[((o * KH + h) * KW + ww) * IC + i];
+  } else {
+    // depthwise: filter [1, KH, KW, OC] -> [OC, 1, KH, KW]
+    if (c.gic != 1) return fail("depthwise convolution with " + std::to_string(c.gic) + " input channels per group");
+    if (w.dims.d[0] != 1 || w.dims.d[1] != KH || w.dims.d[2] != KW || w.dims.d[3] != OC)
+      return fail("filter dims do not match the kernel size and channels");
+    if (!p) return Status::ok();  // checks only
+    p->w.resize(static_cast<size_t>(OC * KH * KW));
+    for (int64_t o = 0; o < OC; ++o)
+      for (int64_t h = 0; h < KH; ++h)
+        for (int64_t ww = 0; ww < KW; ++ww) p->w[static_cast<size_t>((o * KH + h) * KW + ww)] = f[(h * KW + ww) * OC + o];
+  }
+  return Status::ok();
+}
+
+namespace {
+
+// Output size of a window op (0 when the window does not fit).
+int64_t out_size(int64_t in, uint32_t pa, uint32_t pb, uint32_t k, uint32_t s, uint32_t d) {
+  int64_t eff = static_cast<int64_t>(d) * (k - 1) + 1, padded = in + pa + pb;
+  return padded < eff ? 0 : (padded - eff) / s + 1;
+}
+
+}  // namespace
+
+bool run_conv(State& s, const Node& n) {
+  const ConvParams& c = n.conv;
+  const Shape xs = s.v(n.in[0]).shape;
+  if (xs.n != 4) return s.ctx->fail("%s: input has %d dims, expected NHWC", op_name(n.op), xs.n);
+  const int64_t N = xs.d[0], H = xs.d[1], W = xs.d[2], C = xs.d[3];
+  const int64_t OC = static_cast<int64_t>(c.groups) * c.goc;
+  if (C != static_cast<int64_t>(c.groups) * c.gic)
+    return s.ctx->fail("%s: input has %lld channels, expected %lld", op_name(n.op), (long long)C, (long long)c.groups * c.gic);
+  const int64_t OH = out_size(H, c.pad_top, c.pad_bottom, c.kh, c.sh, c.dh);
+  const int64_t OW = out_size(W, c.pad_left, c.pad_right, c.kw, c.sw, c.dw);
+  if (OH <= 0 || OW <= 0) return s.ctx->fail("%s: the %lldx%lld input is smaller than the kernel", op_name(n.op), (long long)H, (long long)W);
+  Shape ys;
+  ys.n = 4, ys.d[0] = N, ys.d[1] = OH, ys.d[2] = OW, ys.d[3] = OC;
+  if (!s.set_shape(n.out, ys)) return false;
+  linalg::ConvGeom g;
+  g.N = N, g.Cin = C, g.Cout = OC, g.G = c.groups, g.icg = c.gic, g.ocg = c.goc;
+  g.in[1] = H, g.in[2] = W, g.out[1] = OH, g.out[2] = OW, g.k[1] = c.kh, g.k[2] = c.kw;
+  g.stride[1] = c.sh, g.stride[2] = c.sw, g.pad[1] = c.pad_top, g.pad[2] = c.pad_left, g.dil[1] = c.dh, g.dil[2] = c.dw;
+  g.xs[0] = H * W * C, g.xs[1] = 1, g.xs[2] = 0, g.xs[3] = W * C, g.xs[4] = C;
+  g.ws[0] = static_cast<int64_t>(c.gic) * c.kh * c.kw, g.ws[1] = static_cast<int64_t>(c.kh) * c.kw, g.ws[2] = 0, g.ws[3] = c.kw, g.ws[4] = 1;
+  g.ys[0] = OH * OW * OC, g.ys[1] = 1, g.ys[2] = 0, g.ys[3] = OW * OC, g.ys[4] = OC;
+  g.bias_stride = 1;
+  g.weight_rows_dense = true;
+  const float* x = s.ptr<float>(n.in[0]);
+  const float* w = s.p().w.data();
+  const float* b = n.in[2] >= 0 ? s.ptr<float>(n.in[2]) : nullptr;
+  float* y = s.ptr<float>(n.out);
+  if (N == 0) return true;
+  if (g.icg == 1 && g.G > 1)
+    linalg::conv_depthwise_f32(s.ctx->threadpool, g, x, w, b, y);
+  else if (!linalg::conv_f32_gemm(*s.ctx, g, x, w, b, y))
+    linalg::conv_direct<float>(s.ctx->threadpool, g, x, w, b, y);
+  clamp_output(n, y, ys.numel());
+  return true;
+}
+
+bool run_pooling(State& s, const Node& n) {
+  const ConvParams& c = n.conv;
+  if (s.meta(n.in[0]).dtype != DT::F32) return s.ctx->fail("%s: only fp32 is supported", op_name(n.op));
+  const Shape xs = s.v(n.in[0]).shape;
+  if (xs.n != 4) return s.ctx->fail("%s: input has %d dims, expected NHWC", op_name(n.op), xs.n);
+  const int64_t N = xs.d[0], H = xs.d[1], W = xs.d[2], C = xs.d[3];
+  const int64_t OH = out_size(H, c.pad_top, c.pad_bottom, c.kh, c.sh, c.dh);
+  const int64_t OW = out_size(W, c.pad_left, c.pad_right, c.kw, c.sw, c.dw);
+  if (OH <= 0 || OW <= 0) return s.ctx->fail("%s: the input is smaller than the window", op_name(n.op));
+  Shape ys;
+  ys.n = 4, ys.d[0] = N, ys.d[1] = OH, ys.d[2] = OW, ys.d[3] = C;
+  if (!s.set_shape(n.out, ys)) return false;
+  const float* x = s.ptr<float>(n.in[0]);
+  float* y = s.ptr<float>(n.out);
+  const bool is_max = n.op == Op::MaxPooling2d;
+  for (int64_t b = 0; b < N; ++b)
+    for (int64_t oh = 0; oh < OH; ++oh)
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        float* py = y + ((b * OH + oh) * OW + ow) * C;
+        for (int64_t ch = 0; ch < C; ++ch) py[ch] = is_max ? -std::numeric_limits<float>::infinity() : 0.0f;
+        int64_t cnt = 0;
+        for (uint32_t kh = 0; kh < c.kh; ++kh) {
+          int64_t ih = oh * c.sh - static_cast<int64_t>(c.pad_top) + static_cast<int64_t>(kh) * c.dh;
+          if (ih < 0 || ih >= H) continue;
+          for (uint32_t kw = 0; kw < c.kw; ++kw) {
+            int64_t iw = ow * c.sw - static_cast<int64_t>(c.pad_left) + static_cast<int64_t>(kw) * c.dw;
+            if (iw < 0 || iw >= W) continue;
+            const float* px = x + ((b * H + ih) * W + iw) * C;
+            ++cnt;
+            if (is_max)
+              for (int64_t ch = 0; ch < C; ++ch) py[ch] = std::max(py[ch], px[ch]);
+            else
+              for (int64_t ch = 0; ch < C; ++ch) py[ch] += px[ch];
+          }
+        }
+        if (!is_max) {
+          const float r = cnt ? 1.0f / static_cast<float>(cnt) : 0.0f;
+          for (int64_t ch = 0; ch < C; ++ch) py[ch] *= r;
+        }
+      }
+  clamp_output(n, y, ys.numel());
+  return true;
+}
+
+bool run_global_avg_pool(State& s, const Node& n) {
+  if (s.meta(n.in[0]).dtype != DT::F32) return s.ctx->fail("XNNGlobalAvgPooling2d: only fp32 is supported");
+  const Shape xs = s.v(n.in[0]).shape;
+  if (xs.n != 4) return s.ctx->fail("XNNGlobalAvgPooling2d: input has %d dims, expected NHWC", xs.n);
+  const int64_t N = xs.d[0], HW = xs.d[1] * xs.d[2], C = xs.d[3];
+  Shape ys;
+  if (s.meta(n.out).dims.n == 4 || (n.flags & kFlagKeepDims)) {
+    ys.n = 4, ys.d[0] = N, ys.d[1] = 1, ys.d[2] = 1, ys.d[3] = C;
+  } else {
+    ys.n = 2, ys.d[0] = N, ys.d[1] = C;
+  }
+  if (!s.set_shape(n.out, ys)) return false;
+  const float* x = s.ptr<float>(n.in[0]);
+  float* y = s.ptr<float>(n.out);
+  for (int64_t b = 0; b < N; ++b) {
+    float* py = y + b * C;
+    for (int64_t ch = 0; ch < C; ++ch) py[ch] = 0.0f;
+    for (int64_t p = 0; p < HW; ++p) {
+      const float* px = x + (b * HW + p) * C;
+      for (int64_t ch = 0; ch < C; ++ch) py[ch] += px[ch];
+    }
+    const float r = HW ? 1.0f / static_cast<float>(HW) : 0.0f;
+    for (int64_t ch = 0; ch < C; ++ch) py[ch] *= r;
+  }
+  clamp_output(n, y, ys.numel());
+  return true;
+}
+
+}  // namespace pte::xnn

@@ -1,0 +1,567 @@
+// Doctests of the XNNPACK delegate: blobs built here with the flatbuffers builder
+// (our schema/xnnpack.fbs), wrapped in an XH00 header with a constant region.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "interpreter/xnnpack/backend.h"
+#include "interpreter/xnnpack/exec.h"
+#include "interpreter/xnnpack/graph.h"
+#include "schema/xnnpack_generated.h"
+
+namespace {
+
+namespace fx = fb_xnnpack;
+using namespace pte;
+
+struct Builder {
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<flatbuffers::Offset<fx::XValue>> values;
+  std::vector<flatbuffers::Offset<fx::XNode>> nodes;
+  std::vector<flatbuffers::Offset<fx::ConstantDataOffset>> cdata;
+  std::vector<uint8_t> constants;  // the blob's constant region
+  uint32_t num_externs = 0;
+
+  Builder() { cdata.push_back(fx::CreateConstantDataOffset(fbb, 0, 0)); }
+
+  // Adds constant bytes; returns the constant_buffer_idx.
+  uint32_t constant(const void* p, size_t n) {
+    while (constants.size() % 16) constants.push_back(0);
+    uint64_t off = constants.size();
+    constants.insert(constants.end(), static_cast<const uint8_t*>(p), static_cast<const uint8_t*>(p) + n);
+    cdata.push_back(fx::CreateConstantDataOffset(fbb, off, n));
+    return static_cast<uint32_t>(cdata.size() - 1);
+  }
+  // A plain value; ext = -1 internal, flags 1 input / 2 output.
+  uint32_t value(fx::XNNDatatype dt, std::vector<uint32_t> dims, int ext = -1, uint32_t flags = 0, uint32_t cbuf = 0) {
+    uint32_t id = static_cast<uint32_t>(values.size());
+    auto tv = fx::CreateXNNTensorValue(fbb, dt, static_cast<uint32_t>(dims.size()), fbb.CreateVector(dims), cbuf,
+                                       ext < 0 ? 0xFFFFFFFFu : static_cast<uint32_t>(ext), flags, id);
+    values.push_back(fx::CreateXValue(fbb, fx::XValueUnion::XNNTensorValue, tv.Union()));
+    if (ext >= 0) num_externs = std::max(num_externs, static_cast<uint32_t>(ext) + 1);
+    return id;
+  }
+  uint32_t fvalue(std::vector<uint32_t> dims, int ext = -1, uint32_t flags = 0) {
+    return value(fx::XNNDatatype::xnn_datatype_fp32, dims, ext, flags);
+  }
+  uint32_t fconst(std::vector<uint32_t> dims, const std::vector<float>& data) {
+    return value(fx::XNNDatatype::xnn_datatype_fp32, dims, -1, 0, constant(data.data(), data.size() * 4));
+  }
+  void node(fx::XNodeUnion t, flatbuffers::Offset<void> u, float lo = -INFINITY, float hi = INFINITY) {
+    nodes.push_back(fx::CreateXNode(fbb, t, u, 0, fx::CreateOutputMinMax(fbb, lo, hi)));
+  }
+  void binary(fx::XNodeUnion t, uint32_t a, uint32_t b, uint32_t y) { node(t, fx::Create_XNNNode2x1(fbb, a, b, y, 0).Union()); }
+  void unary(fx::XNodeUnion t, uint32_t a, uint32_t y, float lo = -INFINITY, float hi = INFINITY) {
+    node(t, fx::Create_XNNNode1x1(fbb, a, y, 0).Union(), lo, hi);
+  }
+
+  std::vector<uint8_t> blob(const char* ident = "XN01") {
+    auto g = fx::CreateXNNGraph(fbb, fbb.CreateString("0"), fbb.CreateVector(nodes), fbb.CreateVector(values), num_externs,
+                                0, 0, 0, 0, fbb.CreateVector(cdata));
+    fbb.Finish(g, ident);
+    std::vector<uint8_t> fb(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+    uint16_t hl = 30;
+    uint32_t fo = 32, fs = static_cast<uint32_t>(fb.size());
+    uint32_t co = static_cast<uint32_t>((32 + fb.size() + 15) / 16 * 16);
+    uint64_t cs = constants.size();
+    std::vector<uint8_t> out(co + constants.size(), 0);
+    std::memcpy(out.data() + 4, "XH00", 4);
+    std::memcpy(out.data() + 8, &hl, 2);
+    std::memcpy(out.data() + 10, &fo, 4);
+    std::memcpy(out.data() + 14, &fs, 4);
+    std::memcpy(out.data() + 18, &co, 4);
+    std::memcpy(out.data() + 22, &cs, 8);
+    if (!fb.empty()) std::memcpy(out.data() + 32, fb.data(), fb.size());
+    if (!constants.empty()) std::memcpy(out.data() + co, constants.data(), constants.size());
+    return out;
+  }
+};
+
+// A host tensor bound into an EValue.
+struct HostT {
+  std::vector<float> data;
+  Tensor t;
+  EValue ev;
+  HostT(std::vector<int64_t> sizes, std::vector<float> v, size_t capacity_elems = 0, bool dynamic = true) : data(std::move(v)) {
+    if (capacity_elems > data.size()) data.resize(capacity_elems);
+    t.dtype = DType::Float;
+    const size_t nd = std::min<size_t>(sizes.size(), static_cast<size_t>(pte::kMaxDims));
+    t.dim = static_cast<int32_t>(nd);
+    for (int i = 0; i < pte::kMaxDims; ++i) t.dim_order[i] = static_cast<uint8_t>(i);
+    std::copy(sizes.begin(), sizes.begin() + static_cast<long>(nd), t.sizes);
+    compute_strides(t);
+    t.data = data.data();
+    t.capacity = data.size() * 4;
+    t.dynamism = dynamic ? Dynamism::DynamicBound : Dynamism::Static;
+    ev.tag = Tag::Tensor;
+    ev.t = &t;
+  }
+};
+
+Status make(const std::vector<uint8_t>& blob, std::unique_ptr<BackendInstance>* out) {
+  BackendInit init;
+  init.id = "XnnpackBackend";
+  init.blob = {blob.data(), blob.size()};
+  return xnn::create_xnnpack_backend(init, out);
+}
+
+}  // namespace
+
+TEST_CASE("xnnpack: add with broadcasting and a fused clamp") {
+  Builder b;
+  uint32_t x = b.fvalue({2, 3}, 0, 1), y = b.fvalue({3}, 1, 1), z = b.fvalue({2, 3}, 2, 2);
+  b.node(fx::XNodeUnion::XNNAdd, fx::Create_XNNNode2x1(b.fbb, x, y, z, 0).Union(), -1.0f, 5.0f);
+  auto blob = b.blob();
+  std::unique_ptr<BackendInstance> inst;
+  Status s = make(blob, &inst);
+  REQUIRE_MESSAGE(s, s.message());
+  HostT a({2, 3}, {1, 2, 3, 4, 5, 6}), c({3}, {-10, 0, 1}), o({2, 3}, {}, 6);
+  EValue* args[] = {&a.ev, &c.ev, &o.ev};
+  KernelContext ctx;
+  REQUIRE(inst->execute(ctx, args, 3));
+  const float want[] = {-1, 2, 4, -1, 5, 5};
+  for (int i = 0; i < 6; ++i) CHECK(o.data[i] == want[i]);
+}
+
+TEST_CASE("xnnpack: fully connected (constant region weights, bias, transposed weights) and dynamic rows") {
+  for (int transposed = 0; transposed < 2; ++transposed) {
+    Builder b;
+    // W [N=2, K=3] (or [K, N] with the flag)
+    std::vector<float> w = transposed ? std::vector<float>{1, 4, 2, 5, 3, 6} : std::vector<float>{1, 2, 3, 4, 5, 6};
+    uint32_t x = b.fvalue({4, 3}, 0, 1);
+    uint32_t wf = b.fconst(transposed ? std::vector<uint32_t>{3, 2} : std::vector<uint32_t>{2, 3}, w);
+    uint32_t bias = b.fconst({2}, {0.5f, -1.0f});
+    uint32_t y = b.fvalue({4, 2}, 1, 2);
+    b.node(fx::XNodeUnion::XNNFullyConnected, fx::CreateXNNFullyConnected(b.fbb, x, wf, bias, y, transposed ? 1 : 0).Union());
+    auto blob = b.blob();
+    std::unique_ptr<BackendInstance> inst;
+    Status s = make(blob, &inst);
+    REQUIRE_MESSAGE(s, s.message());
+    // two rows (fewer than the exported upper bound of 4)
+    HostT a({2, 3}, {1, 0, -1, 2, 1, 0}), o({4, 2}, {}, 8);
+    EValue* args[] = {&a.ev, &o.ev};
+    KernelContext ctx;
+    REQUIRE_MESSAGE(inst->execute(ctx, args, 2), ctx.message());
+    REQUIRE(o.t.dim == 2);
+    CHECK(o.t.sizes[0] == 2);
+    CHECK(o.t.sizes[1] == 2);
+    // row0: [1*1+0*2-1*3, 1*4+0-6] + bias = [-2+0.5, -2-1]; row1: [2+2, 8+5] + bias
+    const float want[] = {-1.5f, -3.0f, 4.5f, 12.0f};
+    for (int i = 0; i < 4; ++i) CHECK(o.data[i] == doctest::Approx(want[i]));
+  }
+}
+
+TEST_CASE("xnnpack: transpose, reshape (inferred dim), slice, concat and pad") {
+  Builder b;
+  uint32_t x = b.fvalue({2, 3}, 0, 1);
+  uint32_t t = b.fvalue({3, 2}), r = b.fvalue({6}), sl = b.fvalue({4}), c = b.fvalue({10}), p = b.fvalue({13}, 1, 2);
+  std::vector<uint32_t> perm{1, 0}, shape{0}, offs{1}, sizes{4}, pre{1}, post{2};
+  b.node(fx::XNodeUnion::XNNStaticTranspose, fx::CreateXNNStaticTranspose(b.fbb, 2, b.fbb.CreateVector(perm), x, t).Union());
+  b.node(fx::XNodeUnion::XNNStaticReshape, fx::CreateXNNStaticReshape(b.fbb, 1, b.fbb.CreateVector(shape), t, r).Union());
+  b.node(fx::XNodeUnion::XNNStaticSlice,
+         fx::CreateXNNStaticSlice(b.fbb, 1, b.fbb.CreateVector(offs), b.fbb.CreateVector(sizes), r, sl).Union());
+  b.node(fx::XNodeUnion::XNNConcatenate2, fx::Create_XNNCat(b.fbb, 0, r, sl, 0xFFFFFFFFu, 0xFFFFFFFFu, c, 0, 0xFFFFFFFFu).Union());
+  b.node(fx::XNodeUnion::XNNStaticConstantPad,
+         fx::CreateXNNStaticConstantPad(b.fbb, b.fbb.CreateVector(pre), b.fbb.CreateVector(post), 9.0f, c, p).Union());
+  auto blob = b.blob();
+  std::unique_ptr<BackendInstance> inst;
+  Status s = make(blob, &inst);
+  REQUIRE_MESSAGE(s, s.message());
+  HostT a({2, 3}, {0, 1, 2, 3, 4, 5}), o({13}, {}, 13);
+  EValue* args[] = {&a.ev, &o.ev};
+  KernelContext ctx;
+  REQUIRE_MESSAGE(inst->execute(ctx, args, 2), ctx.message());
+  // transpose: 0 3 1 4 2 5; slice [1,5): 3 1 4 2; concat; pad 1 before, 2 after with 9
+  const float want[] = {9, 0, 3, 1, 4, 2, 5, 3, 1, 4, 2, 9, 9};
+  for (int i = 0; i < 13; ++i) CHECK(o.data[i] == want[i]);
+}
+
+TEST_CASE("xnnpack: NHWC convolution and pooling match direct loops") {
+  // x [1, 4, 4, 2], conv 3x3 pad 1 -> 3 channels, then 2x2 max pool
+  Builder b;
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> xv(32), wv(3 * 3 * 3 * 2), bv{0.1f, -0.2f, 0.3f};
+  for (auto& v : xv) v = u(rng);
+  for (auto& v : wv) v = u(rng);
+  uint32_t x = b.fvalue({1, 4, 4, 2}, 0, 1);
+  uint32_t w = b.fconst({3, 3, 3, 2}, wv), bias = b.fconst({3}, bv);
+  uint32_t c = b.fvalue({1, 4, 4, 3}), y = b.fvalue({1, 2, 2, 3}, 1, 2);
+  b.node(fx::XNodeUnion::XNNConv2d,
+         fx::Create_XNNNodeConv(b.fbb, 1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 2, 3, 1, 0, 0, x, w, bias, c, 0).Union(), 0.0f, INFINITY);
+  b.node(fx::XNodeUnion::XNNMaxPooling2d, fx::Create_XNNPooling2D(b.fbb, 0, 0, 0, 0, 2, 2, 2, 2, 1, 1, c, y, 0).Union());
+  auto blob = b.blob();
+  std::unique_ptr<BackendInstance> inst;
+  Status s = make(blob, &inst);
+  REQUIRE_MESSAGE(s, s.message());
+  HostT a({1, 4, 4, 2}, xv), o({1, 2, 2, 3}, {}, 12);
+  EValue* args[] = {&a.ev, &o.ev};
+  KernelContext ctx;
+  REQUIRE_MESSAGE(inst->execute(ctx, args, 2), ctx.message());
+  float conv[4][4][3];
+  for (int h = 0; h < 4; ++h)
+    for (int ww = 0; ww < 4; ++ww)
+      for (int oc = 0; oc < 3; ++oc) {
+        double acc = bv[oc];
+        for (int kh = 0; kh < 3; ++kh)
+          for (int kw = 0; kw < 3; ++kw)
+            for (int ic = 0; ic < 2; ++ic) {
+              int ih = h - 1 + kh, iw = ww - 1 + kw;
+              if (ih < 0 || ih >= 4 || iw < 0 || iw >= 4) continue;
+              acc += xv[(ih * 4 + iw) * 2 + ic] * wv[((oc * 3 + kh) * 3 + kw) * 2 + ic];
+            }
+        conv[h][ww][oc] = std::max(0.0f, static_cast<float>(acc));
+      }
+  for (int oh = 0; oh < 2; ++oh)
+    for (int ow = 0; ow < 2; ++ow)
+      for (int oc = 0; oc < 3; ++oc) {
+        float m = std::max(std::max(conv[2 * oh][2 * ow][oc], conv[2 * oh][2 * ow + 1][oc]),
+                           std::max(conv[2 * oh + 1][2 * ow][oc], conv[2 * oh + 1][2 * ow + 1][oc]));
+        CHECK(o.data[(oh * 2 + ow) * 3 + oc] == doctest::Approx(m).epsilon(1e-5));
+      }
+}
+
+TEST_CASE("xnnpack: malformed blobs and unsupported nodes are one clear error") {
+  std::unique_ptr<BackendInstance> inst;
+  std::vector<uint8_t> tiny{0, 0, 0, 0, 'X', 'H'};
+  Status s = make(tiny, &inst);
+  CHECK(!s);
+  Builder b0;
+  b0.fvalue({1}, 0, 1);
+  auto good = b0.blob();
+  {  // flatbuffer size beyond the blob
+    auto bad = good;
+    uint32_t fs = 1u << 30;
+    std::memcpy(bad.data() + 14, &fs, 4);
+    s = make(bad, &inst);
+    REQUIRE(!s);
+    CHECK(s.message().find("outside") != std::string::npos);
+  }
+  {  // wrong identifier
+    Builder b;
+    b.fvalue({1}, 0, 1);
+    s = make(b.blob("ZZ99"), &inst);
+    REQUIRE(!s);
+    CHECK(s.message().find("identifier") != std::string::npos);
+  }
+  {  // every truncation fails cleanly
+    for (size_t n = 0; n < good.size(); n += 7) {
+      std::vector<uint8_t> t(good.begin(), good.begin() + static_cast<long>(n));
+      CHECK(!make(t, &inst));
+    }
+  }
+  {  // every single-byte corruption of a small FC blob loads or fails cleanly (run under the sanitizers)
+    Builder b;
+    uint32_t x = b.fvalue({2, 3}, 0, 1), w = b.fconst({2, 3}, {1, 2, 3, 4, 5, 6}), bias = b.fconst({2}, {1, 1});
+    uint32_t y = b.fvalue({2, 2}, 1, 2);
+    b.node(fx::XNodeUnion::XNNFullyConnected, fx::CreateXNNFullyConnected(b.fbb, x, w, bias, y, 0).Union());
+    auto blob = b.blob();
+    int refused = 0;
+    for (size_t i = 0; i < blob.size(); ++i)
+      for (uint8_t v : {uint8_t(0x00), uint8_t(0xFF), uint8_t(0x7F)}) {
+        auto bad = blob;
+        bad[i] = v;
+        Status st = make(bad, &inst);
+        if (!st) {
+          ++refused;
+          CHECK(st.message().find('\n') == std::string::npos);
+        }
+      }
+    CHECK(refused > 0);
+  }
+  {  // an unsupported node type is refused by name
+    Builder b;
+    uint32_t x = b.fvalue({1, 2, 2, 1}, 0, 1), w = b.fconst({1, 1, 1, 1}, {1.0f}), y = b.fvalue({1, 2, 2, 1}, 1, 2);
+    b.node(fx::XNodeUnion::XNNConvTranspose2d,
+           fx::Create_XNNNodeConv(b.fbb, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, x, w, 0xFFFFFFFFu, y, 0).Union());
+    s = make(b.blob(), &inst);
+    REQUIRE(!s);
+    CHECK(s.message().find("XNNConvTranspose2d") != std::string::npos);
+    std::vector<DelegateNodeInfo> nodes;
+    auto blob = b.blob();
+    REQUIRE(xnn::describe_xnnpack_blob({blob.data(), blob.size()}, nullptr, &nodes));
+    REQUIRE(nodes.size() == 1);
+    CHECK(nodes[0].name == "XNNConvTranspose2d");
+    CHECK(nodes[0].types.empty());
+    CHECK(!nodes[0].supported);
+  }
+  {  // a node reading an undefined value
+    Builder b;
+    uint32_t x = b.fvalue({2}, 0, 1), t = b.fvalue({2}), y = b.fvalue({2}, 1, 2);
+    b.binary(fx::XNodeUnion::XNNAdd, x, t, y);
+    s = make(b.blob(), &inst);
+    REQUIRE(!s);
+    CHECK(s.message().find("before it is written") != std::string::npos);
+  }
+  {  // a shape beyond the exported bound fails at execute, without writing out of bounds
+    Builder b;
+    uint32_t x = b.fvalue({2}, 0, 1), t = b.fvalue({2}), y = b.fvalue({2}, 1, 2);
+    b.unary(fx::XNodeUnion::XNNNegate, x, t);
+    b.unary(fx::XNodeUnion::XNNAbs, t, y);
+    auto blob = b.blob();
+    REQUIRE(make(blob, &inst));
+    HostT a({5}, {1, 2, 3, 4, 5}), o({2}, {}, 2);
+    EValue* args[] = {&a.ev, &o.ev};
+    KernelContext ctx;
+    CHECK(!inst->execute(ctx, args, 2));
+    CHECK(std::string(ctx.message()).find("upper bound") != std::string::npos);
+  }
+}
+
+TEST_CASE("xnnpack: qd8 GEMM, AVX2 against the scalar reference (per channel and blockwise)") {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> q8(-128, 127), q4(-8, 7);
+  for (int64_t block : {int64_t(0), int64_t(32), int64_t(24)}) {
+    const int64_t M = 3, N = 37, K = 96;
+    std::vector<int8_t> x(M * K), w(N * K);
+    for (auto& v : x) v = static_cast<int8_t>(q8(rng));
+    for (auto& v : w) v = static_cast<int8_t>(block ? q4(rng) : q8(rng));
+    const int64_t bs = block ? block : K, nb = K / bs;
+    std::vector<float> xs{0.01f, 0.02f, 0.5f}, ws(N * nb), bias(N), y0(M * N), y1(M * N);
+    std::vector<int32_t> xz{-3, 0, 17}, wsum(N * nb, 0);
+    for (int64_t i = 0; i < N * nb; ++i) ws[i] = 0.001f * static_cast<float>(i % 13 + 1);
+    for (int64_t i = 0; i < N; ++i) bias[i] = 0.1f * static_cast<float>(i);
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t k = 0; k < K; ++k) wsum[n * nb + k / bs] += w[n * K + k];
+    xnn::QGemm q;
+    q.M = M, q.N = N, q.K = K, q.x = x.data(), q.x_scale = xs.data(), q.x_zp = xz.data(), q.w = w.data();
+    q.wsum = wsum.data(), q.w_scale = ws.data(), q.block = bs, q.bias = bias.data();
+    q.y = y0.data();
+    xnn::qgemm_qd8_scalar(q, 0, N);
+    // the reference against plain dequantized arithmetic
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        double acc = bias[n];
+        for (int64_t k = 0; k < K; ++k)
+          acc += (static_cast<double>(x[m * K + k]) - xz[m]) * xs[m] * static_cast<double>(w[n * K + k]) * ws[n * nb + k / bs];
+        CHECK(y0[m * N + n] == doctest::Approx(acc).epsilon(1e-4));
+      }
+    q.y = y1.data();
+    xnn::qgemm_qd8(nullptr, q);
+    for (int64_t i = 0; i < M * N; ++i) CHECK(y1[i] == doctest::Approx(y0[i]).epsilon(1e-5).scale(1e-3));
+  }
+}
+
+TEST_CASE("xnnpack: depthwise convolution, average pooling (padding excluded) and global average pooling") {
+  // x [1, 3, 3, 2], depthwise 3x3 pad 1 with channel multiplier 2 -> 4 channels
+  Builder b;
+  std::vector<float> xv(18), wv(3 * 3 * 4);
+  for (int i = 0; i < 18; ++i) xv[i] = static_cast<float>(i % 7) - 3.0f;
+  for (int i = 0; i < 36; ++i) wv[i] = 0.1f * static_cast<float>(i % 5) - 0.2f;
+  uint32_t x = b.fvalue({1, 3, 3, 2}, 0, 1);
+  uint32_t w = b.fconst({1, 3, 3, 4}, wv);
+  uint32_t c = b.fvalue({1, 3, 3, 4}, 1, 2), p = b.fvalue({1, 3, 3, 4}, 2, 2), gp = b.fvalue({1, 1, 1, 4}, 3, 2);
+  b.node(fx::XNodeUnion::XNNDepthwiseConv2d,
+         fx::Create_XNNNodeConv(b.fbb, 1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 1, 2, 2, 0, 0, x, w, 0xFFFFFFFFu, c, 0).Union());
+  b.node(fx::XNodeUnion::XNNAvgPooling2d, fx::Create_XNNPooling2D(b.fbb, 1, 1, 1, 1, 3, 3, 1, 1, 1, 1, c, p, 0).Union());
+  b.node(fx::XNodeUnion::XNNGlobalAvgPooling2d, fx::Create_XNNNode1x1(b.fbb, c, gp, 0x40).Union());
+  auto blob = b.blob();
+  std::unique_ptr<BackendInstance> inst;
+  Status s = make(blob, &inst);
+  REQUIRE_MESSAGE(s, s.message());
+  HostT a({1, 3, 3, 2}, xv), o1({1, 3, 3, 4}, {}, 36), o2({1, 3, 3, 4}, {}, 36), o3({1, 1, 1, 4}, {}, 4);
+  EValue* args[] = {&a.ev, &o1.ev, &o2.ev, &o3.ev};
+  KernelContext ctx;
+  REQUIRE_MESSAGE(inst->execute(ctx, args, 4), ctx.message());
+  float conv[3][3][4];
+  for (int h = 0; h < 3; ++h)
+    for (int ww = 0; ww < 3; ++ww)
+      for (int oc = 0; oc < 4; ++oc) {
+        double acc = 0;
+        for (int kh = 0; kh < 3; ++kh)
+          for (int kw = 0; kw < 3; ++kw) {
+            int ih = h - 1 + kh, iw = ww - 1 + kw;
+            if (ih < 0 || ih >= 3 || iw < 0 || iw >= 3) continue;
+            acc += xv[(ih * 3 + iw) * 2 + oc / 2] * wv[(kh * 3 + kw) * 4 + oc];
+          }
+        conv[h][ww][oc] = static_cast<float>(acc);
+        CHECK(o1.data[(h * 3 + ww) * 4 + oc] == doctest::Approx(acc).epsilon(1e-5));
+      }
+  for (int oc = 0; oc < 4; ++oc) {
+    // corner (0,0): mean of the 2x2 valid window; global: mean of all 9
+    double corner = (conv[0][0][oc] + conv[0][1][oc] + conv[1][0][oc] + conv[1][1][oc]) / 4.0, all = 0;
+    for (int h = 0; h < 3; ++h)
+      for (int ww = 0; ww < 3; ++ww) all += conv[h][ww][oc];
+    CHECK(o2.data[oc] == doctest::Approx(corner).epsilon(1e-5));
+    CHECK(o3.data[oc] == doctest::Approx(all / 9.0).epsilon(1e-5));
+  }
+}
+
+TEST_CASE("xnnpack: batch matmul with broadcast batches and transposed B, softmax") {
+  Builder b;
+  // a [2, 1, 2, 3], b [3, 3, 2] with flag 1 => b is [.., N=3, K=2]? use K=3: b [3, 4, 3] (N=4, K=3)
+  uint32_t a = b.fvalue({2, 1, 2, 3}, 0, 1), bb = b.fvalue({3, 4, 3}, 1, 1);
+  uint32_t y = b.fvalue({2, 3, 2, 4}, 2, 2), sm = b.fvalue({2, 3, 2, 4}, 3, 2);
+  b.node(fx::XNodeUnion::XNNBatchMatrixMultiply, fx::Create_XNNNode2x1(b.fbb, a, bb, y, 1).Union());
+  b.unary(fx::XNodeUnion::XNNSoftmax, y, sm);
+  auto blob = b.blob();
+  std::unique_ptr<BackendInstance> inst;
+  Status s = make(blob, &inst);
+  REQUIRE_MESSAGE(s, s.message());
+  std::vector<float> av(12), bv(36);
+  for (int i = 0; i < 12; ++i) av[i] = 0.25f * static_cast<float>(i) - 1.0f;
+  for (int i = 0; i < 36; ++i) bv[i] = 0.1f * static_cast<float>(i % 9) - 0.3f;
+  HostT ha({2, 1, 2, 3}, av), hb({3, 4, 3}, bv), o({2, 3, 2, 4}, {}, 48), o2({2, 3, 2, 4}, {}, 48);
+  EValue* args[] = {&ha.ev, &hb.ev, &o.ev, &o2.ev};
+  KernelContext ctx;
+  REQUIRE_MESSAGE(inst->execute(ctx, args, 4), ctx.message());
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int m = 0; m < 2; ++m) {
+        double row[4], mx = -1e30, sum = 0;
+        for (int n = 0; n < 4; ++n) {
+          double acc = 0;
+          for (int k = 0; k < 3; ++k) acc += av[(i * 2 + m) * 3 + k] * bv[(j * 4 + n) * 3 + k];
+          row[n] = acc;
+          mx = std::max(mx, acc);
+          CHECK(o.data[((i * 3 + j) * 2 + m) * 4 + n] == doctest::Approx(acc).epsilon(1e-5));
+        }
+        for (double& r : row) sum += std::exp(r - mx);
+        for (int n = 0; n < 4; ++n)
+          CHECK(o2.data[((i * 3 + j) * 2 + m) * 4 + n] == doctest::Approx(std::exp(row[n] - mx) / sum).epsilon(1e-5));
+      }
+}
+
+TEST_CASE("xnnpack: qd8 x qc8w fully connected, explicit convert and the legacy dq_datatype input agree") {
+  const uint32_t M = 2, K = 32, N = 5;
+  std::vector<float> xv(M * K), scales(N);
+  std::vector<int8_t> wq(N * K);
+  for (uint32_t i = 0; i < M * K; ++i) xv[i] = std::sin(0.37f * static_cast<float>(i)) * 2.0f;
+  for (uint32_t i = 0; i < N * K; ++i) wq[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 255) - 127);
+  for (uint32_t n = 0; n < N; ++n) scales[n] = 0.01f * static_cast<float>(n + 1);
+  auto build = [&](bool legacy) {
+    Builder b;
+    auto& f = b.fbb;
+    uint32_t x = static_cast<uint32_t>(b.values.size());
+    {
+      auto tv = fx::CreateXNNTensorValue(f, fx::XNNDatatype::xnn_datatype_fp32, 2, f.CreateVector(std::vector<uint32_t>{M, K}), 0,
+                                         0, 1, x, legacy ? fx::XNNDatatype::xnn_datatype_qint8 : fx::XNNDatatype::xnn_datatype_invalid);
+      b.values.push_back(fx::CreateXValue(f, fx::XValueUnion::XNNTensorValue, tv.Union()));
+      b.num_externs = 2;
+    }
+    uint32_t xq = x;
+    if (!legacy) {
+      xq = static_cast<uint32_t>(b.values.size());
+      auto tv = fx::CreateXNNTensorValue(f, fx::XNNDatatype::xnn_datatype_qdint8, 2, f.CreateVector(std::vector<uint32_t>{M, K}), 0,
+                                         0xFFFFFFFFu, 0, xq);
+      auto qp = fx::CreatePerTokenDynamicQuant(f, 1);
+      auto qv = fx::CreateXNNQuantizedTensorValue(f, tv, fx::XNNQuantParams::PerTokenDynamicQuant, qp.Union());
+      b.values.push_back(fx::CreateXValue(f, fx::XValueUnion::XNNQuantizedTensorValue, qv.Union()));
+    }
+    uint32_t w = static_cast<uint32_t>(b.values.size());
+    {
+      uint32_t cb = b.constant(wq.data(), wq.size());
+      auto tv = fx::CreateXNNTensorValue(f, fx::XNNDatatype::xnn_datatype_qcint8, 2, f.CreateVector(std::vector<uint32_t>{N, K}), cb,
+                                         0xFFFFFFFFu, 0, w);
+      auto qp = fx::CreatePerChannelQuant(f, f.CreateVector(scales), 0);
+      auto qv = fx::CreateXNNQuantizedTensorValue(f, tv, fx::XNNQuantParams::PerChannelQuant, qp.Union());
+      b.values.push_back(fx::CreateXValue(f, fx::XValueUnion::XNNQuantizedTensorValue, qv.Union()));
+    }
+    uint32_t y = b.fvalue({M, N}, 1, 2);
+    if (!legacy) b.unary(fx::XNodeUnion::XNNConvert, x, xq);
+    b.node(fx::XNodeUnion::XNNFullyConnected, fx::CreateXNNFullyConnected(f, xq, w, 0xFFFFFFFFu, y, 0).Union());
+    return b.blob();
+  };
+  std::vector<float> out[2];
+  for (int legacy = 0; legacy < 2; ++legacy) {
+    auto blob = build(legacy != 0);
+    std::unique_ptr<BackendInstance> inst;
+    Status s = make(blob, &inst);
+    REQUIRE_MESSAGE(s, s.message());
+    HostT a({M, K}, xv), o({M, N}, {}, M * N);
+    EValue* args[] = {&a.ev, &o.ev};
+    KernelContext ctx;
+    REQUIRE_MESSAGE(inst->execute(ctx, args, 2), ctx.message());
+    out[legacy] = o.data;
+  }
+  for (uint32_t m = 0; m < M; ++m)
+    for (uint32_t n = 0; n < N; ++n) {
+      double ref = 0, mag = 0;
+      for (uint32_t k = 0; k < K; ++k) {
+        ref += xv[m * K + k] * wq[n * K + k] * scales[n];
+        mag += std::fabs(xv[m * K + k] * wq[n * K + k] * scales[n]);
+      }
+      CHECK(out[0][m * N + n] == out[1][m * N + n]);
+      CHECK(std::fabs(out[0][m * N + n] - ref) <= 0.01 * mag);  // int8 activation rounding
+    }
+}
+
+TEST_CASE("xnnpack: legacy layouts: bare XN00 flatbuffer with constants in constant_buffer") {
+  flatbuffers::FlatBufferBuilder f;
+  std::vector<float> w{1, 2, 3, 4, 5, 6}, bias{0.5f, -20.0f};
+  std::vector<flatbuffers::Offset<fx::Buffer>> bufs;
+  bufs.push_back(fx::CreateBuffer(f, f.CreateVector(std::vector<uint8_t>{})));
+  for (const auto* v : {&w, &bias}) {
+    f.ForceVectorAlignment(v->size() * 4, 1, 16);
+    bufs.push_back(fx::CreateBuffer(f, f.CreateVector(reinterpret_cast<const uint8_t*>(v->data()), v->size() * 4)));
+  }
+  auto val = [&](std::vector<uint32_t> dims, uint32_t cb, uint32_t ext, uint32_t flags, uint32_t id) {
+    auto tv = fx::CreateXNNTensorValue(f, fx::XNNDatatype::xnn_datatype_fp32, static_cast<uint32_t>(dims.size()), f.CreateVector(dims),
+                                       cb, ext, flags, id);
+    return fx::CreateXValue(f, fx::XValueUnion::XNNTensorValue, tv.Union());
+  };
+  std::vector<flatbuffers::Offset<fx::XValue>> values{val({1, 3}, 0, 0, 1, 0), val({2, 3}, 1, 0xFFFFFFFFu, 0, 1),
+                                                       val({2}, 2, 0xFFFFFFFFu, 0, 2), val({1, 2}, 0, 1, 2, 3)};
+  // a fused ReLU: output_min 0 is the schema default, so it is not even written
+  std::vector<flatbuffers::Offset<fx::XNode>> nodes{fx::CreateXNode(f, fx::XNodeUnion::XNNFullyConnected,
+                                                                    fx::CreateXNNFullyConnected(f, 0, 1, 2, 3, 0).Union(), 0,
+                                                                    fx::CreateOutputMinMax(f, 0.0f, INFINITY))};
+  auto g = fx::CreateXNNGraph(f, f.CreateString("0"), f.CreateVector(nodes), f.CreateVector(values), 2, 0, 0, f.CreateVector(bufs));
+  f.Finish(g, "XN00");
+  std::vector<uint8_t> blob(f.GetBufferPointer(), f.GetBufferPointer() + f.GetSize());
+  std::unique_ptr<BackendInstance> inst;
+  Status s = make(blob, &inst);
+  REQUIRE_MESSAGE(s, s.message());
+  HostT a({1, 3}, {1, -1, 2}), o({1, 2}, {}, 2);
+  EValue* args[] = {&a.ev, &o.ev};
+  KernelContext ctx;
+  REQUIRE_MESSAGE(inst->execute(ctx, args, 2), ctx.message());
+  CHECK(o.data[0] == doctest::Approx(1 - 2 + 6 + 0.5));
+  CHECK(o.data[1] == 0.0f);  // 4 - 5 + 12 - 20 = -9, clamped by the fused ReLU
+}
+
+TEST_CASE("xnnpack: every byte of a real 8da4w program damaged: loads or fails with one line") {
+  const char* path = "fixtures/data/qlinear_8da4w_xnnpack/model.pte";
+  FILE* fp = std::fopen(path, "rb");
+  if (!fp) {
+    MESSAGE("skipped: " << path << " not found (run from the repository root)");
+    return;
+  }
+  std::vector<uint8_t> file;
+  uint8_t buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, fp)) > 0;) file.insert(file.end(), buf, buf + n);
+  std::fclose(fp);
+  // the delegate blob (XH00 header, graph, quantization parameters)
+  size_t begin = 0;
+  for (size_t i = 4; i + 4 <= file.size(); ++i)
+    if (std::memcmp(file.data() + i, "XH00", 4) == 0) begin = i - 4;
+  REQUIRE(begin > 0);
+  const size_t end = std::min(file.size(), begin + 1616);
+  Program::MethodOptions mo;
+  mo.num_threads = 1;
+  mo.scratch_bytes = 1 << 16;
+  int loaded = 0, refused = 0;
+  for (size_t i = begin; i < end; ++i)
+    for (uint8_t v : {uint8_t(0x00), uint8_t(0xFF)}) {
+      if (file[i] == v) continue;
+      std::vector<uint8_t> bad = file;
+      bad[i] = v;
+      std::unique_ptr<Program> prog;
+      Status s = Program::open_buffer(bad.data(), bad.size(), "damaged.pte", {}, &prog);
+      if (s) {
+        std::unique_ptr<Method> m;
+        s = prog->load_method("forward", mo, &m);
+      }
+      if (s) {
+        ++loaded;
+      } else {
+        ++refused;
+        CHECK(!s.message().empty());
+        CHECK(s.message().find('\n') == std::string::npos);
+      }
+    }
+  CHECK(loaded > 0);
+  CHECK(refused > 0);
+}
