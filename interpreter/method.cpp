@@ -3,6 +3,7 @@
 // turned into a Status at the boundary.
 #include "interpreter/method.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -242,7 +243,15 @@ Status MethodImpl::execute() {
           if (in.nchecks && !inputs_have_data(in))
             return error("instruction %u (%s): %s", local, op_names_[in.index].c_str(), err_scratch_);
           ctx_.reset();
-          bool ok = in.fn(ctx_, args_.data() + in.arg_begin);
+          bool ok;
+          if (profiling_) [[unlikely]] {
+            auto t0 = std::chrono::steady_clock::now();
+            ok = in.fn(ctx_, args_.data() + in.arg_begin);
+            prof_ms_[pc] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            ++prof_calls_[pc];
+          } else {
+            ok = in.fn(ctx_, args_.data() + in.arg_begin);
+          }
           if (!ok || ctx_.failed())
             return error("instruction %u (%s): %s", local, op_names_[in.index].c_str(),
                          ctx_.failed() ? ctx_.message() : "the kernel failed without a message");
@@ -253,7 +262,12 @@ Status MethodImpl::execute() {
           if (in.nchecks && !inputs_have_data(in))
             return error("instruction %u (delegate %u, %s): %s", local, in.index, delegate_ids_[in.index].c_str(), err_scratch_);
           ctx_.reset();
+          auto t0 = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
           bool ok = backends_[in.index]->execute(ctx_, args_.data() + in.arg_begin, in.nargs);
+          if (profiling_) [[unlikely]] {
+            prof_ms_[pc] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            ++prof_calls_[pc];
+          }
           if (!ok || ctx_.failed())
             return error("instruction %u (delegate %u, %s): %s", local, in.index, delegate_ids_[in.index].c_str(),
                          ctx_.failed() ? ctx_.message() : "the backend failed without a message");
@@ -289,6 +303,31 @@ Status MethodImpl::execute() {
     }
   }
   return Status::ok();
+}
+
+void MethodImpl::set_profiling(bool on) {
+  profiling_ = on;
+  prof_ms_.assign(instrs_.size(), 0.0);
+  prof_calls_.assign(instrs_.size(), 0);
+}
+
+std::vector<OpTiming> MethodImpl::profile() const {
+  std::vector<OpTiming> out;
+  for (size_t pc = 0; pc < prof_calls_.size() && pc < instrs_.size(); ++pc) {
+    if (!prof_calls_[pc]) continue;
+    const Instr& in = instrs_[pc];
+    std::string name = in.kind == Instr::Kernel ? op_names_[in.index] : "delegate " + delegate_ids_[in.index];
+    OpTiming* t = nullptr;
+    for (auto& o : out)
+      if (o.name == name) t = &o;
+    if (!t) {
+      out.push_back({name, 0.0, 0});
+      t = &out.back();
+    }
+    t->total_ms += prof_ms_[pc];
+    t->calls += prof_calls_[pc];
+  }
+  return out;
 }
 
 const EValue& MethodImpl::output(size_t index) const {

@@ -61,6 +61,8 @@ class MethodImpl final : public Method {
   size_t num_outputs() const override { return outputs_.size(); }
   const EValue& output(size_t index) const override;
   size_t arena_bytes() const override { return arena_bytes_; }
+  void set_profiling(bool on) override;
+  std::vector<OpTiming> profile() const override;
 
   // True when the arenas come from our re-plan rather than the file.
   bool replanned() const { return replanned_; }
@@ -102,6 +104,9 @@ class MethodImpl final : public Method {
   planner::Arena scratch_;
   pthreadpool* threadpool_ = nullptr;
   KernelContext ctx_;
+  bool profiling_ = false;
+  std::vector<double> prof_ms_;         // per instruction, while profiling
+  std::vector<uint64_t> prof_calls_;
   mutable char err_[1024] = {0};
   mutable char err_scratch_[256] = {0};
 };

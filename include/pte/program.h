@@ -88,6 +88,14 @@ struct ProgramInfo {
 
 class Method;
 
+// Time spent per operator (or delegate) across the execute() calls made while
+// profiling was on (Method::set_profiling).
+struct OpTiming {
+  std::string name;     // "aten::mm.out", "delegate XnnpackBackend"
+  double total_ms = 0;
+  uint64_t calls = 0;
+};
+
 class Program {
  public:
   // Maps the file (zero copy) and verifies it. On failure `out` is untouched.
@@ -128,6 +136,10 @@ class Method {
   virtual const EValue& output(size_t index) const = 0;
   // Arena bytes in use (file plan or our re-plan) and the file's own plan.
   virtual size_t arena_bytes() const = 0;
+  // Per-instruction timing (benchmarks): on adds one clock read per instruction.
+  // Turning it on clears what was collected.
+  virtual void set_profiling(bool on) { (void)on; }
+  virtual std::vector<OpTiming> profile() const { return {}; }
 };
 
 }  // namespace pte
