@@ -99,7 +99,7 @@ def metrics(row):
 
 def ratio(name, pte, et):
     """pte-run's advantage: >1 means pte-run is better (faster / smaller)."""
-    if not pte or not et or not pte.ok or not et.ok:
+    if not pte or not et or not pte.ok or not et.ok or pte.med <= 0 or et.med <= 0:
         return None
     if name.endswith("/s") or "tokens/s" in name:
         return pte.med / et.med

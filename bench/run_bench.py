@@ -36,7 +36,7 @@ SMOL_VARIANTS = [
 
 PROMPT_SHORT = "Once upon a time, in a small village by the sea, there lived"
 PROMPT_LONG = (" ".join(["The history of the printing press begins in the fifteenth century, when movable type "
-                         "changed how books were made, how ideas travelled and who could read them."] * 12)
+                         "changed how books were made, how ideas travelled and who could read them."] * 5)
                + " In summary,")
 
 
@@ -193,14 +193,20 @@ def load_manifest():
         return json.load(f)
 
 
-def weight_bytes(model):
-    """Constant bytes of the program (pte-run info --json)."""
+def program_info(model):
+    """(weight bytes, max context) from `pte-run info --json`: constant, named and external
+    data bytes; get_max_context_len, else get_max_seq_len (0 when unknown)."""
     try:
-        out = subprocess.run([PTE_RUN, "info", model, "--json"], capture_output=True, text=True, timeout=120).stdout
+        out = subprocess.run([PTE_RUN, "info", model, "--json"], capture_output=True, text=True, timeout=300).stdout
         j = json.loads(out)
-        return int(j.get("constant_bytes", 0)) + int(j.get("named_data_bytes", 0)) + int(j.get("external_bytes", 0))
-    except Exception:
-        return os.path.getsize(model)
+        wb = j["constants"]["bytes"] + j["named_data"]["bytes"] + j["external_data"]["bytes"]
+        consts = {m["name"]: m["outputs"][0].get("value") for m in j["methods"]
+                  if m.get("kind") == "constant" and m.get("outputs")}
+        ctx = consts.get("get_max_context_len") or consts.get("get_max_seq_len") or 0
+        return int(wb), int(ctx)
+    except Exception as e:
+        log(f"pte-run info {model}: {e}")
+        return os.path.getsize(model), 0
 
 
 def main():
@@ -244,8 +250,8 @@ def main():
         man = load_manifest()
         for c in man["cases"]:
             step = c["steps"][0]
-            if any(i["kind"] != "tensor" for i in step["inputs"]):
-                continue
+            if any(i["kind"] != "tensor" for i in step["inputs"]) or not step["inputs"]:
+                continue  # constant methods (get_max_seq_len, ...) have nothing to time
             f = os.path.join(ROOT, "fixtures", "data", c["file"])
             ins = sum((["--input", os.path.join(ROOT, "fixtures", "data", i["file"])] for i in step["inputs"]), [])
             if c.get("data_files"):
@@ -265,23 +271,27 @@ def main():
                 if not want or variant in want:
                     log(f"smollm2/{variant}: {f} not present, skipped")
                 continue
-            slow = variant == "portable"  # ExecuTorch's portable kernels are naive loops
-            pos = args.positions or ("8,64,192" if slow else "8,128,512,1000")
+            slow = variant.startswith("portable")  # ExecuTorch's portable kernels are naive loops
+            wb, max_ctx = program_info(f)
+            steps = 3 if slow else 8
+            want_pos = [int(x) for x in (args.positions or ("8,128,240" if slow else "8,64,128,192,240,500,1000")).split(",")]
+            pos_l = [p for p in want_pos if not max_ctx or p + steps < max_ctx]
             if args.quick:
-                pos = ",".join(pos.split(",")[:2])
-            common = ["--prefill", "128", "--positions", pos, "--steps", "4" if slow else "8",
+                pos_l = pos_l[:1] + pos_l[-1:]
+            pos = ",".join(str(p) for p in pos_l)
+            common = ["--prefill", "128", "--positions", pos, "--steps", str(steps),
                       "--reps", "1" if (slow or args.quick) else "2"]
             key = f"smollm2/{variant}"
             log(key)
             pte = [PTE_BENCH, "llm", f] + common + (["--profile"] if args.profile else [])
             row = b.pair(key, {"group": "smollm2", "case": "SmolLM2-135M", "variant": variant, "file": f,
-                               "weight_bytes": weight_bytes(f)},
-                         pte, et_cmd("llm", f, common), reps, 3600)
+                               "weight_bytes": wb, "max_context": max_ctx},
+                         pte, et_cmd("llm", f, common), min(reps, 2) if slow else reps, 3600)
             _ = row
             tok = os.path.join(SMOL_DIR, "tokenizer.json")
             if os.path.exists(tok):
-                for plen, label in ((PROMPT_SHORT, "short"), (PROMPT_LONG, "long")):
-                    g = ["--prompt", plen, "--tokenizer", tok, "--max-new-tokens", "32" if slow else "64"]
+                for plen, label in ((PROMPT_SHORT, "short"),) + (() if slow else ((PROMPT_LONG, "long"),)):
+                    g = ["--prompt", plen, "--tokenizer", tok, "--max-new-tokens", "8" if slow else "64"]
                     key = f"smollm2-gen/{variant}/{label}"
                     log(key)
                     b.pair(key, {"group": "generate", "case": f"SmolLM2-135M generate ({label} prompt)", "variant": variant},
