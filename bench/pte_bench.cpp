@@ -11,7 +11,8 @@
 //       prefill: `reps` forwards of S tokens at position 0; ttft = prefill + argmax.
 //       decode: for each context position P (ascending), the cache is filled up to P
 //       (untimed chunks) and K single-token forwards at P, P+1, ... are timed.
-//       --profile adds time per operator over the decode steps at the first position.
+//       --profile adds time per operator over the decode steps at the first position
+//       and over the last prefill repetition (then not timed separately).
 //   pte-bench generate MODEL.pte --prompt TEXT [--tokenizer PATH] [--max-new-tokens N]
 //       the text runner end to end (greedy, EOS ignored): load, prefill, TTFT, decode.
 //   pte-bench stream [--mb N] [--reps N]
@@ -347,7 +348,10 @@ int cmd_llm(const Args& a) {
   out += b;
   // Prefill at position 0 (chunk S); the first call is also the time to first token.
   std::vector<double> prefill, ttft;
+  std::string prefill_prof;
   for (int r = 0; r < a.reps + 1; ++r) {
+    const bool prof_this = a.profile && r == a.reps;  // the last repetition
+    if (prof_this) m->set_profiling(true);
     double t0 = now_ms();
     s = d.forward(0, S);
     if (!s) return fail(s.message());
@@ -356,6 +360,10 @@ int cmd_llm(const Args& a) {
     double ms = now_ms() - t0;
     if (r > 0) prefill.push_back(ms);  // the first is a warm-up
     ttft.push_back(ms);
+    if (prof_this) {
+      prefill_prof = ", \"prefill_profile\": " + profile_json(*m);
+      m->set_profiling(false);
+    }
   }
   std::snprintf(b, sizeof(b), ", \"prefill_tokens\": %lld", static_cast<long long>(S));
   out += b;
@@ -389,7 +397,7 @@ int cmd_llm(const Args& a) {
     std::snprintf(b, sizeof(b), "%s{\"pos\": %lld, \"ms\": ", pi ? ", " : "", static_cast<long long>(P));
     out += b + json_list(steps) + "}";
   }
-  out += "]" + prof;
+  out += "]" + prof + prefill_prof;
   std::snprintf(b, sizeof(b), ", \"peak_rss_kb\": %ld}", peak_rss_kb());
   out += b;
   std::printf("%s\n", out.c_str());

@@ -217,6 +217,8 @@ def main():
     ap.add_argument("--variants", default="", help="SmolLM2 variants to run (default: all present)")
     ap.add_argument("--positions", default="", help="decode context positions (default per variant)")
     ap.add_argument("--profile", action="store_true", help="per-operator time of pte-run's SmolLM2 decode")
+    ap.add_argument("--pte-threads", type=int, default=0,
+                    help="pte-run worker threads (default 0: physical cores, the library default)")
     args = ap.parse_args()
     only = set(args.only.split(","))
     os.makedirs(RAW, exist_ok=True)
@@ -224,12 +226,14 @@ def main():
         sys.exit(f"{PTE_BENCH} is missing: build it first (ninja -C build bench/pte-bench bin/pte-run)")
     reps = 1 if args.quick else args.reps
     b = Bench(args)
-    out = {"machine": machine(), "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}
+    out = {"machine": machine(), "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+           "pte_threads": args.pte_threads, "loadavg_start": os.getloadavg()}
+    thr = ["--threads", str(args.pte_threads)] if args.pte_threads else []
     log(json.dumps(out["machine"]))
 
     if "stream" in only:
         r = run_json([PTE_BENCH, "stream", "--mb", "256", "--reps", "5" if args.quick else "10"], 600)
-        out["stream"] = {"copy_gbs": summary(r.get("copy_gbs", [])), "scale_gbs": summary(r.get("scale_gbs", []))}
+        out["stream"] = {k: summary(r.get(k, [])) for k in ("copy_gbs", "scale_gbs", "read_gbs")}
         log("stream", out["stream"])
 
     if "ops" in only:
@@ -244,7 +248,7 @@ def main():
                 ins = sum((["--input", p] for p in c["inputs"]), [])
                 n = ["--warmup", "3", "--reps", "10" if args.quick else "30"]
                 b.pair(key, {"group": "op", "case": c["name"], "variant": c["backend"], "description": c["description"]},
-                       [PTE_BENCH, "forward", c["file"]] + ins + n, et_serve("forward", c["file"], ins + n), reps, 300)
+                       [PTE_BENCH, "forward", c["file"]] + ins + n + thr, et_serve("forward", c["file"], ins + n), reps, 300)
 
     if "fixtures" in only:
         man = load_manifest()
@@ -261,7 +265,7 @@ def main():
             log(key)
             b.pair(key, {"group": "fixture", "case": c["name"], "variant": c.get("delegate", "none"),
                          "description": c.get("description", "")},
-                   [PTE_BENCH, "forward", f] + ins + n, et_serve("forward", f, ins + n), reps, 300)
+                   [PTE_BENCH, "forward", f] + ins + n + thr, et_serve("forward", f, ins + n), reps, 300)
 
     if "smollm2" in only:
         want = set(args.variants.split(",")) if args.variants else None
@@ -283,7 +287,7 @@ def main():
                       "--reps", "1" if (slow or args.quick) else "2"]
             key = f"smollm2/{variant}"
             log(key)
-            pte = [PTE_BENCH, "llm", f] + common + (["--profile"] if args.profile else [])
+            pte = [PTE_BENCH, "llm", f] + common + thr + (["--profile"] if args.profile else [])
             row = b.pair(key, {"group": "smollm2", "case": "SmolLM2-135M", "variant": variant, "file": f,
                                "weight_bytes": wb, "max_context": max_ctx},
                          pte, et_cmd("llm", f, common), min(reps, 2) if slow else reps, 3600)
@@ -295,10 +299,11 @@ def main():
                     key = f"smollm2-gen/{variant}/{label}"
                     log(key)
                     b.pair(key, {"group": "generate", "case": f"SmolLM2-135M generate ({label} prompt)", "variant": variant},
-                           [PTE_BENCH, "generate", f] + g, et_serve("generate", f, g), 1 if (slow or args.quick) else 2, 3600)
+                           [PTE_BENCH, "generate", f] + g + thr, et_serve("generate", f, g), 1 if (slow or args.quick) else 2, 3600)
     SERVER.close()
     out["rows"] = b.rows
     out["finished"] = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+    out["loadavg_end"] = os.getloadavg()
     with open(os.path.join(RESULTS, "results.json"), "w") as fo:
         json.dump(out, fo, indent=1)
     import report
