@@ -11,7 +11,8 @@
 //       prefill: `reps` forwards of S tokens at position 0; ttft = prefill + argmax.
 //       decode: for each context position P (ascending), the cache is filled up to P
 //       (untimed chunks) and K single-token forwards at P, P+1, ... are timed.
-//       --profile adds time per operator over the decode steps at the first position
+//       Only the last position's logits are computed (as the text runner does) unless
+//       --all-logits. --profile adds time per operator over the decode steps at the first position
 //       and over the last prefill repetition (then not timed separately).
 //   pte-bench generate MODEL.pte --prompt TEXT [--tokenizer PATH] [--max-new-tokens N]
 //       the text runner end to end (greedy, EOS ignored): load, prefill, TTFT, decode.
@@ -89,6 +90,7 @@ struct Args {
   int warmup = 2, reps = 10, threads = 0, steps = 8, prefill = 128;
   std::vector<int64_t> positions;
   bool profile = false;
+  bool all_logits = false;
   int mb = 256;
   std::string prompt, tokenizer;
   int max_new_tokens = 64;
@@ -119,6 +121,10 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
     std::string v;
     if (k == "--profile") {
       a->profile = true;
+      continue;
+    }
+    if (k == "--all-logits") {
+      a->all_logits = true;
       continue;
     }
     if (!val(&v)) {
@@ -214,6 +220,7 @@ Status load(const Args& a, std::unique_ptr<pte::Program>* prog, std::unique_ptr<
   if (std::getenv("PTE_BENCH_VERBOSE")) std::fprintf(stderr, "open_file: %.3f ms\n", now_ms() - t0);
   pte::Program::MethodOptions mo;
   mo.num_threads = a.threads;
+  mo.last_row_of_output_only = a.mode == "llm" && !a.all_logits;  // as the text runner
   PTE_TRY((*prog)->load_method(a.method, mo, m));
   *load_ms = now_ms() - t0;
   return Status::ok();

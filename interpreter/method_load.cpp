@@ -11,6 +11,7 @@
 
 #include "interpreter/method.h"
 #include "interpreter/tensor_meta.h"
+#include "ops/linalg/matmul.h"
 
 namespace pte {
 
@@ -713,6 +714,34 @@ struct MethodImpl::Load {
     }
   }
 
+  // MethodOptions::last_row_of_output_only: output 0 = view*(mm(a, w)) -> the mm
+  // computes only its last row. Views (et_view, view_copy) keep the row-major order,
+  // so the last row of the mm is the last row of the output.
+  void last_row_logits() {
+    if (m.outputs_.empty()) return;
+    std::vector<int32_t> writer(m.values_.size(), -1);
+    for (size_t i = 0; i < m.instrs_.size(); ++i) {
+      const Instr& in = m.instrs_[i];
+      if (in.kind != Instr::Kernel || in.nargs == 0) continue;
+      EValue* ret = m.args_[in.arg_begin + in.nargs - 1];
+      size_t v = static_cast<size_t>(ret - m.values_.data());
+      writer[v] = writer[v] == -1 ? static_cast<int32_t>(i) : -2;
+    }
+    int32_t v = m.outputs_[0];
+    for (int hops = 0; hops < 8 && v >= 0 && writer[v] >= 0; ++hops) {
+      Instr& in = m.instrs_[writer[v]];
+      const std::string& op = m.op_names_[in.index];
+      EValue** a = m.args_.data() + in.arg_begin;
+      if ((op == "executorch_prim::et_view.default" || op == "aten::view_copy.out") && in.nargs >= 3 &&
+          a[0]->tag == Tag::Tensor) {
+        v = static_cast<int32_t>(a[0] - m.values_.data());
+        continue;
+      }
+      if (op == "aten::mm.out" && in.nargs == 4 && in.fn) in.fn = mm_last_row_out;
+      return;
+    }
+  }
+
   // Which tensors each instruction reads and writes, for the re-planner.
   void collect_events(planner::PlanInput* pin) {
     auto slot = [&](const EValue* e) -> int32_t {
@@ -791,6 +820,7 @@ Status MethodImpl::load(const LoadedProgram& program, int plan_index, const Prog
   PTE_TRY(L.plan_memory());
   PTE_TRY(L.check_writes_and_data());
   L.fold_constant_permutes();
+  if (options.last_row_of_output_only) L.last_row_logits();
 
   // Threads and scratch before the backends, which may keep the pool.
   int threads = options.num_threads > 0 ? options.num_threads : physical_cores();

@@ -92,3 +92,37 @@ TEST_CASE("constant weights: permute_copy feeding mm is folded, results unchange
   for (int64_t i = 0; i < got.numel(); ++i) worst = std::max(worst, std::fabs(double(g[i]) - e[i]));
   CHECK(worst < 1e-4);
 }
+
+TEST_CASE("last_row_of_output_only: the last position's logits match, earlier rows are skipped") {
+  std::unique_ptr<pte::Program> prog;
+  REQUIRE(pte::Program::open_file(kTiny, {}, &prog).is_ok());
+  pte::Program::MethodOptions mo;
+  mo.num_threads = 1;
+  mo.last_row_of_output_only = true;
+  std::unique_ptr<pte::Method> m;
+  REQUIRE(prog->load_method("forward", mo, &m).is_ok());
+  std::vector<pte::util::HostValue> in(2);
+  for (int k = 0; k < 2; ++k) {
+    in[k].tag = pte::Tag::Tensor;
+    REQUIRE(pte::util::npy_read("fixtures/data/tiny_llama/input_0_" + std::to_string(k) + ".npy", &in[k].tensor).is_ok());
+  }
+  std::vector<pte::util::BoundInput> bound;
+  REQUIRE(pte::util::set_inputs(*m, in, &bound).is_ok());
+  REQUIRE(m->execute().is_ok());
+  pte::util::HostTensor expect, got;
+  REQUIRE(pte::util::npy_read("fixtures/data/tiny_llama/expected_et_0_0.npy", &expect).is_ok());
+  REQUIRE(pte::util::host_from_tensor(*m->output(0).t, &got).is_ok());
+  REQUIRE(got.shape == expect.shape);
+  REQUIRE(got.shape.size() == 3);
+  const int64_t S = got.shape[1], V = got.shape[2];
+  REQUIRE(S > 1);
+  const float* g = reinterpret_cast<const float*>(got.bytes.data());
+  const float* e = reinterpret_cast<const float*>(expect.bytes.data());
+  double last = 0, first = 0;
+  for (int64_t j = 0; j < V; ++j) {
+    last = std::max(last, std::fabs(double(g[(S - 1) * V + j]) - e[(S - 1) * V + j]));
+    first = std::max(first, std::fabs(double(g[j]) - e[j]));
+  }
+  CHECK(last < 1e-4);
+  CHECK(first > 1e-3);  // row 0 was not computed: the substitution took effect
+}

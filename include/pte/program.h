@@ -114,6 +114,10 @@ class Program {
     bool replan_memory = false;
     int num_threads = 0;                 // 0: physical cores
     size_t scratch_bytes = 0;            // kernel scratch arena per method; 0: 4 MiB
+    // The caller reads only the last row (position) of output 0, e.g. a decoder's
+    // logits [1, S, V] after a prefill chunk: when output 0 is a matrix multiply
+    // (through views), only its last row is computed; the other rows are undefined.
+    bool last_row_of_output_only = false;
   };
   virtual Status load_method(const std::string& name, const MethodOptions& options,
                              std::unique_ptr<Method>* out) = 0;
