@@ -9,6 +9,7 @@ Prints one JSON object; run by bench/run_bench.py in its own process (peak RSS).
 """
 import argparse
 import json
+import os
 import resource
 import sys
 import time
@@ -114,7 +115,7 @@ def run(argv):
             out = fwd(0, S)
             int(torch.argmax(out[0][0, -1]))
             ms = now_ms() - t
-            if r > 0:
+            if r > 0 or a.reps == 0:  # the first is a warm-up unless it is the only one
                 prefill.append(ms)
             ttft.append(ms)
         decode = []
@@ -150,10 +151,14 @@ if __name__ == "__main__":
         # importing torch for every small case (peak RSS is then not per case).
         import torch  # noqa: F401  (imported once, before the first job)
 
-        print(json.dumps({"ok": True, "ready": True}), flush=True)
+        # The runtime's C++ code prints to stdout (the LLM runner's text and stats):
+        # keep the protocol on a private copy of stdout and send fd 1 to stderr.
+        proto = os.fdopen(os.dup(1), "w")
+        os.dup2(2, 1)
+        print(json.dumps({"ok": True, "ready": True}), file=proto, flush=True)
         for line in sys.stdin:
             if line.strip():
-                print(json.dumps(run_safe(json.loads(line))), flush=True)
+                print(json.dumps(run_safe(json.loads(line))), file=proto, flush=True)
     else:
         res = run_safe(sys.argv[1:])
         print(json.dumps(res))

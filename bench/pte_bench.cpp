@@ -134,7 +134,7 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
     if (k == "--method") a->method = v;
     else if (k == "--input") a->inputs.push_back(v);
     else if (k == "--warmup") a->warmup = std::atoi(v.c_str());
-    else if (k == "--reps") a->reps = std::max(1, std::atoi(v.c_str()));
+    else if (k == "--reps") a->reps = std::max(a->mode == "llm" ? 0 : 1, std::atoi(v.c_str()));
     else if (k == "--threads") a->threads = std::atoi(v.c_str());
     else if (k == "--steps") a->steps = std::max(1, std::atoi(v.c_str()));
     else if (k == "--prefill") a->prefill = std::max(1, std::atoi(v.c_str()));
@@ -365,7 +365,7 @@ int cmd_llm(const Args& a) {
     volatile int64_t tok = d.argmax();
     (void)tok;
     double ms = now_ms() - t0;
-    if (r > 0) prefill.push_back(ms);  // the first is a warm-up
+    if (r > 0 || a.reps == 0) prefill.push_back(ms);  // the first is a warm-up unless it is the only one
     ttft.push_back(ms);
     if (prof_this) {
       prefill_prof = ", \"prefill_profile\": " + profile_json(*m);
