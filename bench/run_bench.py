@@ -235,6 +235,9 @@ def main():
     ap.add_argument("--variants", default="", help="SmolLM2 variants to run (default: all present)")
     ap.add_argument("--positions", default="", help="decode context positions (default per variant)")
     ap.add_argument("--profile", action="store_true", help="per-operator time of pte-run's SmolLM2 decode")
+    ap.add_argument("--merge", action="store_true", help="keep the cases of the previous results.json not run now")
+    ap.add_argument("--also-one-thread", action="store_true",
+                    help="SmolLM2: also run pte-run with 1 thread (a busy machine makes worker threads expensive)")
     ap.add_argument("--pte-threads", type=int, default=0,
                     help="pte-run worker threads (default 0: physical cores, the library default)")
     args = ap.parse_args()
@@ -309,7 +312,11 @@ def main():
             row = b.pair(key, {"group": "smollm2", "case": "SmolLM2-135M", "variant": variant, "file": f,
                                "weight_bytes": wb, "max_context": max_ctx},
                          pte, et_cmd("llm", f, common), 1 if slow else reps, 3600)
-            _ = row
+            if args.also_one_thread and not args.pte_threads:
+                pte1 = [PTE_BENCH, "llm", f] + common + ["--threads", "1"]
+                row["pte_t1"] = []
+                for _ in range(1 if slow else reps):
+                    row["pte_t1"].append(run_json(pte1, 3600))
             tok = os.path.join(SMOL_DIR, "tokenizer.json")
             et_tok = et_tokenizer(tok) if os.path.exists(tok) else None
             if os.path.exists(tok):
@@ -323,6 +330,16 @@ def main():
                            [PTE_BENCH, "generate", f] + g + thr, et_serve("generate", f, g_et), 1 if (slow or args.quick) else 2, 3600)
     SERVER.close()
     out["rows"] = b.rows
+    prev_path = os.path.join(RESULTS, "results.json")
+    if args.merge and os.path.exists(prev_path):
+        with open(prev_path) as f:
+            prev = json.load(f)
+        rows = prev.get("rows", {})
+        rows.update(b.rows)
+        out["rows"] = rows
+        if "stream" not in out and "stream" in prev:
+            out["stream"] = prev["stream"]
+        out["merged_from"] = prev.get("started")
     out["finished"] = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
     out["loadavg_end"] = os.getloadavg()
     with open(os.path.join(RESULTS, "results.json"), "w") as fo:
