@@ -3,7 +3,11 @@
 // turned into a Status at the boundary.
 #include "interpreter/method.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -222,7 +226,38 @@ bool MethodImpl::inputs_have_data(const Instr& in) const {
   return true;
 }
 
+long online_cpus();
+
+namespace {
+
+// True when the machine is oversubscribed: the 1-minute load average exceeds the
+// online CPUs by 2 or more. Then a worker thread waits for a time slice at every
+// parallel region and the calling thread alone is faster (the policy of OpenMP's
+// dynamic threads, OMP_DYNAMIC). Sampled at most every 250 ms; no allocation.
+bool machine_busy() {
+  static std::atomic<int64_t> next_check_ns{0};
+  static std::atomic<bool> busy{false};
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch()).count();
+  if (now >= next_check_ns.load(std::memory_order_relaxed)) {
+    next_check_ns.store(now + 250'000'000, std::memory_order_relaxed);
+    double load[1];
+    const long cpus = online_cpus();
+    busy.store(getloadavg(load, 1) == 1 && load[0] >= static_cast<double>(cpus > 0 ? cpus : 1) + 2.0,
+               std::memory_order_relaxed);
+  }
+  return busy.load(std::memory_order_relaxed);
+}
+
+}  // namespace
+
+long online_cpus() {
+  static const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  return cpus;
+}
+
 Status MethodImpl::execute() {
+  ctx_.threadpool = threadpool_ && !(adaptive_threads_ && machine_busy()) ? threadpool_ : nullptr;
   for (size_t k = 0; k < inputs_.size(); ++k)
     if (!input_set_[k])
       return error("input %zu was never set (the method is %s)", k, signature_string(info_).c_str());

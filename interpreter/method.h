@@ -29,6 +29,10 @@ std::string signature_string(const MethodInfo& m);
 // Bytes of the file's own memory plan (sum of non_const_buffer_sizes[1..]).
 size_t file_plan_bytes(const MethodInfo& m);
 
+// Online CPUs (sysconf), read once; the loader calls it so execute() never does
+// the first read.
+long online_cpus();
+
 // Default size of each method's kernel scratch arena (KernelContext::scratch()).
 constexpr size_t kDefaultScratchBytes = 4u << 20;
 
@@ -103,6 +107,7 @@ class MethodImpl final : public Method {
   bool replanned_ = false;
   planner::Arena scratch_;
   pthreadpool* threadpool_ = nullptr;
+  bool adaptive_threads_ = true;        // MethodOptions::adaptive_threads
   KernelContext ctx_;
   bool profiling_ = false;
   std::vector<double> prof_ms_;         // per instruction, while profiling

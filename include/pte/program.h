@@ -113,6 +113,9 @@ class Program {
     // Re-plan memory from tensor lifetimes instead of using the file's plan.
     bool replan_memory = false;
     int num_threads = 0;                 // 0: physical cores
+    // Run on the calling thread alone while the machine is oversubscribed (1-minute
+    // load average >= online CPUs + 2), as OpenMP's dynamic threads do.
+    bool adaptive_threads = true;
     size_t scratch_bytes = 0;            // kernel scratch arena per method; 0: 4 MiB
     // The caller reads only the last row (position) of output 0, e.g. a decoder's
     // logits [1, S, V] after a prefill chunk: when output 0 is a matrix multiply
