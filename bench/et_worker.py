@@ -15,6 +15,15 @@ import sys
 import time
 
 
+def register_llm_custom_ops():
+    """llama::custom_sdpa / llama::update_cache (the *_custom exports) are registered
+    with the runtime only when their library is imported."""
+    try:
+        from executorch.extension.llm.custom_ops import custom_ops  # noqa: F401
+    except Exception:
+        pass
+
+
 def now_ms():
     return time.perf_counter() * 1e3
 
@@ -26,6 +35,8 @@ def peak_rss_kb():
 def generate(a):
     base_rss = peak_rss_kb()
     from executorch.extension.llm.runner import GenerationConfig, TextLLMRunner
+
+    register_llm_custom_ops()
 
     base_rss = peak_rss_kb()
     t0 = now_ms()
@@ -73,6 +84,7 @@ def run(argv):
     import torch
     from executorch.runtime import Runtime
 
+    register_llm_custom_ops()
     base_rss = peak_rss_kb()  # the interpreter, torch and the bindings, before the model
     rt = Runtime.get()
     t0 = now_ms()
