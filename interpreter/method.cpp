@@ -3,6 +3,11 @@
 // turned into a Status at the boundary.
 #include "interpreter/method.h"
 
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -221,7 +226,38 @@ bool MethodImpl::inputs_have_data(const Instr& in) const {
   return true;
 }
 
+long online_cpus();
+
+namespace {
+
+// True when the machine is oversubscribed: the 1-minute load average exceeds the
+// online CPUs by 2 or more. Then a worker thread waits for a time slice at every
+// parallel region and the calling thread alone is faster (the policy of OpenMP's
+// dynamic threads, OMP_DYNAMIC). Sampled at most every 250 ms; no allocation.
+bool machine_busy() {
+  static std::atomic<int64_t> next_check_ns{0};
+  static std::atomic<bool> busy{false};
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch()).count();
+  if (now >= next_check_ns.load(std::memory_order_relaxed)) {
+    next_check_ns.store(now + 250'000'000, std::memory_order_relaxed);
+    double load[1];
+    const long cpus = online_cpus();
+    busy.store(getloadavg(load, 1) == 1 && load[0] >= static_cast<double>(cpus > 0 ? cpus : 1) + 2.0,
+               std::memory_order_relaxed);
+  }
+  return busy.load(std::memory_order_relaxed);
+}
+
+}  // namespace
+
+long online_cpus() {
+  static const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  return cpus;
+}
+
 Status MethodImpl::execute() {
+  ctx_.threadpool = threadpool_ && !(adaptive_threads_ && machine_busy()) ? threadpool_ : nullptr;
   for (size_t k = 0; k < inputs_.size(); ++k)
     if (!input_set_[k])
       return error("input %zu was never set (the method is %s)", k, signature_string(info_).c_str());
@@ -242,7 +278,15 @@ Status MethodImpl::execute() {
           if (in.nchecks && !inputs_have_data(in))
             return error("instruction %u (%s): %s", local, op_names_[in.index].c_str(), err_scratch_);
           ctx_.reset();
-          bool ok = in.fn(ctx_, args_.data() + in.arg_begin);
+          bool ok;
+          if (profiling_) [[unlikely]] {
+            auto t0 = std::chrono::steady_clock::now();
+            ok = in.fn(ctx_, args_.data() + in.arg_begin);
+            prof_ms_[pc] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            ++prof_calls_[pc];
+          } else {
+            ok = in.fn(ctx_, args_.data() + in.arg_begin);
+          }
           if (!ok || ctx_.failed())
             return error("instruction %u (%s): %s", local, op_names_[in.index].c_str(),
                          ctx_.failed() ? ctx_.message() : "the kernel failed without a message");
@@ -253,7 +297,12 @@ Status MethodImpl::execute() {
           if (in.nchecks && !inputs_have_data(in))
             return error("instruction %u (delegate %u, %s): %s", local, in.index, delegate_ids_[in.index].c_str(), err_scratch_);
           ctx_.reset();
+          auto t0 = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
           bool ok = backends_[in.index]->execute(ctx_, args_.data() + in.arg_begin, in.nargs);
+          if (profiling_) [[unlikely]] {
+            prof_ms_[pc] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            ++prof_calls_[pc];
+          }
           if (!ok || ctx_.failed())
             return error("instruction %u (delegate %u, %s): %s", local, in.index, delegate_ids_[in.index].c_str(),
                          ctx_.failed() ? ctx_.message() : "the backend failed without a message");
@@ -289,6 +338,31 @@ Status MethodImpl::execute() {
     }
   }
   return Status::ok();
+}
+
+void MethodImpl::set_profiling(bool on) {
+  profiling_ = on;
+  prof_ms_.assign(instrs_.size(), 0.0);
+  prof_calls_.assign(instrs_.size(), 0);
+}
+
+std::vector<OpTiming> MethodImpl::profile() const {
+  std::vector<OpTiming> out;
+  for (size_t pc = 0; pc < prof_calls_.size() && pc < instrs_.size(); ++pc) {
+    if (!prof_calls_[pc]) continue;
+    const Instr& in = instrs_[pc];
+    std::string name = in.kind == Instr::Kernel ? op_names_[in.index] : "delegate " + delegate_ids_[in.index];
+    OpTiming* t = nullptr;
+    for (auto& o : out)
+      if (o.name == name) t = &o;
+    if (!t) {
+      out.push_back({name, 0.0, 0});
+      t = &out.back();
+    }
+    t->total_ms += prof_ms_[pc];
+    t->calls += prof_calls_[pc];
+  }
+  return out;
 }
 
 const EValue& MethodImpl::output(size_t index) const {

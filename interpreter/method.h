@@ -29,6 +29,10 @@ std::string signature_string(const MethodInfo& m);
 // Bytes of the file's own memory plan (sum of non_const_buffer_sizes[1..]).
 size_t file_plan_bytes(const MethodInfo& m);
 
+// Online CPUs (sysconf), read once; the loader calls it so execute() never does
+// the first read.
+long online_cpus();
+
 // Default size of each method's kernel scratch arena (KernelContext::scratch()).
 constexpr size_t kDefaultScratchBytes = 4u << 20;
 
@@ -61,6 +65,8 @@ class MethodImpl final : public Method {
   size_t num_outputs() const override { return outputs_.size(); }
   const EValue& output(size_t index) const override;
   size_t arena_bytes() const override { return arena_bytes_; }
+  void set_profiling(bool on) override;
+  std::vector<OpTiming> profile() const override;
 
   // True when the arenas come from our re-plan rather than the file.
   bool replanned() const { return replanned_; }
@@ -102,7 +108,11 @@ class MethodImpl final : public Method {
   bool replanned_ = false;
   planner::Arena scratch_;
   pthreadpool* threadpool_ = nullptr;
+  bool adaptive_threads_ = true;        // MethodOptions::adaptive_threads
   KernelContext ctx_;
+  bool profiling_ = false;
+  std::vector<double> prof_ms_;         // per instruction, while profiling
+  std::vector<uint64_t> prof_calls_;
   mutable char err_[1024] = {0};
   mutable char err_scratch_[256] = {0};
 };

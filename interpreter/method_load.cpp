@@ -11,6 +11,7 @@
 
 #include "interpreter/method.h"
 #include "interpreter/tensor_meta.h"
+#include "ops/linalg/matmul.h"
 
 namespace pte {
 
@@ -636,6 +637,113 @@ struct MethodImpl::Load {
     return Status::ok();
   }
 
+  // Zero-copy weights: `permute_copy(constant) -> t` whose only readers are matrix
+  // multiplies (which take any strides) becomes a strided view of the mapped constant
+  // and the instruction is dropped. The exporter writes linear layers as
+  // permute_copy(W) + mm, so without this every call would copy every weight.
+  void fold_constant_permutes() {
+    const size_t nv = m.values_.size();
+    std::vector<int32_t> writer(nv, -1);
+    std::vector<uint8_t> bad(nv, 0);  // read by something that may assume a contiguous layout
+    auto allowed = [&](const std::string& op, uint32_t pos) {
+      if (op == "aten::mm.out" || op == "aten::bmm.out" || op == "aten::linear.out") return pos <= 1;
+      if (op == "aten::addmm.out") return pos == 1 || pos == 2;
+      return false;
+    };
+    for (const EValue& e : m.values_)
+      if (e.tag == Tag::TensorList || e.tag == Tag::OptionalTensorList)
+        for (size_t j = 0; j < e.tlist.size; ++j)
+          if (e.tlist.items[j]) bad[e.tlist.items[j] - m.values_.data()] = 1;
+    for (size_t i = 0; i < m.instrs_.size(); ++i) {
+      const Instr& in = m.instrs_[i];
+      if (in.kind == Instr::Move) {
+        bad[in.a] = bad[in.b] = 1;
+        continue;
+      }
+      if (in.kind != Instr::Kernel && in.kind != Instr::Delegate) continue;
+      EValue** a = m.args_.data() + in.arg_begin;
+      const bool permute = in.kind == Instr::Kernel && m.op_names_[in.index] == "aten::permute_copy.out" && in.nargs == 4;
+      for (uint32_t j = 0; j < in.nargs; ++j) {
+        size_t v = static_cast<size_t>(a[j] - m.values_.data());
+        if (permute && (j == 2 || j == 3)) {
+          writer[v] = writer[v] == -1 || writer[v] == static_cast<int32_t>(i) ? static_cast<int32_t>(i) : -2;
+          continue;
+        }
+        if (in.kind == Instr::Delegate || !allowed(m.op_names_[in.index], j)) bad[v] = 1;
+      }
+    }
+    for (size_t i = 0; i < m.instrs_.size(); ++i) {
+      Instr& in = m.instrs_[i];
+      if (in.kind != Instr::Kernel || in.nargs != 4 || m.op_names_[in.index] != "aten::permute_copy.out") continue;
+      EValue** a = m.args_.data() + in.arg_begin;
+      if (a[0]->tag != Tag::Tensor || a[2]->tag != Tag::Tensor || a[2] != a[3] || a[1]->tag != Tag::IntList) continue;
+      const size_t src_v = static_cast<size_t>(a[0] - m.values_.data()), v = static_cast<size_t>(a[2] - m.values_.data());
+      const int32_t src_slot = slot_of[src_v];
+      if (src_slot < 0 || !slots[src_slot].constant || bad[v] || writer[v] != static_cast<int32_t>(i) || is_output[v] ||
+          is_input[v])
+        continue;
+      const Tensor& x = *a[0]->t;
+      Tensor& t = *a[2]->t;
+      size_t nd = 0;
+      const int64_t* dims = a[1]->int_list(&nd);
+      if (!dims || static_cast<int32_t>(nd) != x.dim || t.dim != x.dim || t.dtype != x.dtype || !x.data) continue;
+      bool ok = true;
+      int64_t perm[kMaxDims];
+      uint32_t seen = 0;
+      for (size_t d = 0; d < nd && ok; ++d) {
+        int64_t p = dims[d] < 0 ? dims[d] + x.dim : dims[d];
+        ok = p >= 0 && p < x.dim && !(seen & (1u << p)) && t.sizes[d] == x.sizes[p];
+        if (ok) seen |= 1u << p, perm[d] = p;
+      }
+      if (!ok) continue;
+      // The output's dim order: its dims from the outermost (largest stride) in.
+      uint8_t order[kMaxDims];
+      for (int d = 0; d < x.dim; ++d) order[d] = static_cast<uint8_t>(d);
+      std::stable_sort(order, order + x.dim, [&](uint8_t p, uint8_t q) { return x.strides[perm[p]] > x.strides[perm[q]]; });
+      Tensor view = t;
+      for (int d = 0; d < x.dim; ++d) view.dim_order[d] = order[d];
+      compute_strides(view);
+      bool same = true;
+      for (int d = 0; d < x.dim; ++d) same = same && (view.sizes[d] <= 1 || view.strides[d] == x.strides[perm[d]]);
+      if (!same) continue;  // a layout dim orders cannot express
+      view.data = x.data;
+      view.capacity = x.capacity;
+      view.dynamism = Dynamism::Static;
+      t = view;
+      in.kind = Instr::Free;  // a no-op
+      in.a = static_cast<int32_t>(v);
+      in.nchecks = 0;
+    }
+  }
+
+  // MethodOptions::last_row_of_output_only: output 0 = view*(mm(a, w)) -> the mm
+  // computes only its last row. Views (et_view, view_copy) keep the row-major order,
+  // so the last row of the mm is the last row of the output.
+  void last_row_logits() {
+    if (m.outputs_.empty()) return;
+    std::vector<int32_t> writer(m.values_.size(), -1);
+    for (size_t i = 0; i < m.instrs_.size(); ++i) {
+      const Instr& in = m.instrs_[i];
+      if (in.kind != Instr::Kernel || in.nargs == 0) continue;
+      EValue* ret = m.args_[in.arg_begin + in.nargs - 1];
+      size_t v = static_cast<size_t>(ret - m.values_.data());
+      writer[v] = writer[v] == -1 ? static_cast<int32_t>(i) : -2;
+    }
+    int32_t v = m.outputs_[0];
+    for (int hops = 0; hops < 8 && v >= 0 && writer[v] >= 0; ++hops) {
+      Instr& in = m.instrs_[writer[v]];
+      const std::string& op = m.op_names_[in.index];
+      EValue** a = m.args_.data() + in.arg_begin;
+      if ((op == "executorch_prim::et_view.default" || op == "aten::view_copy.out") && in.nargs >= 3 &&
+          a[0]->tag == Tag::Tensor) {
+        v = static_cast<int32_t>(a[0] - m.values_.data());
+        continue;
+      }
+      if (op == "aten::mm.out" && in.nargs == 4 && in.fn) in.fn = mm_last_row_out;
+      return;
+    }
+  }
+
   // Which tensors each instruction reads and writes, for the re-planner.
   void collect_events(planner::PlanInput* pin) {
     auto slot = [&](const EValue* e) -> int32_t {
@@ -713,6 +821,8 @@ Status MethodImpl::load(const LoadedProgram& program, int plan_index, const Prog
   }
   PTE_TRY(L.plan_memory());
   PTE_TRY(L.check_writes_and_data());
+  L.fold_constant_permutes();
+  if (options.last_row_of_output_only) L.last_row_logits();
 
   // Threads and scratch before the backends, which may keep the pool.
   int threads = options.num_threads > 0 ? options.num_threads : physical_cores();
@@ -725,6 +835,8 @@ Status MethodImpl::load(const LoadedProgram& program, int plan_index, const Prog
   if (!m.scratch_.allocate(scratch)) return L.fail("cannot allocate " + num(scratch) + " bytes of kernel scratch");
   m.ctx_.set_scratch_arena(m.scratch_.data(), scratch);
   m.ctx_.threadpool = m.threadpool_;
+  m.adaptive_threads_ = options.adaptive_threads;
+  (void)online_cpus();
   PTE_TRY(L.create_backends());
   *out = std::move(mp);
   return Status::ok();

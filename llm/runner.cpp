@@ -70,6 +70,7 @@ Status TextRunner::create(const RunnerOptions& options, std::unique_ptr<TextRunn
   if (!fwd) return Status::error(options.model_path + ": no method named '" + options.method + "' to generate with");
   Program::MethodOptions mo;
   mo.num_threads = options.num_threads;
+  mo.last_row_of_output_only = true;  // only the last position's logits are sampled
   PTE_TRY(r->program_->load_method(options.method, mo, &r->method_));
   PTE_TRY(r->read_metadata().context(options.model_path));
   r->load_ms_ = now_ms() - t0;

@@ -80,7 +80,8 @@ void run_vectors(const std::string& name) {
   st = pte::Tokenizer::load(tok_path, &tok);
   double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   REQUIRE_MESSAGE(st.is_ok(), st.message());
-  CHECK_MESSAGE(load_ms < 1000.0, name << " loads in " << load_ms << " ms");
+  // Reported, not asserted: timings on a shared machine are not test results.
+  WARN_MESSAGE(load_ms < 1000.0, name << " loads in " << load_ms << " ms");
 
   Counts c;
   double enc_ms = 0;

@@ -98,6 +98,14 @@ struct ProgramInfo {
 
 class Method;
 
+// Time spent per operator (or delegate) across the execute() calls made while
+// profiling was on (Method::set_profiling).
+struct OpTiming {
+  std::string name;     // "aten::mm.out", "delegate XnnpackBackend"
+  double total_ms = 0;
+  uint64_t calls = 0;
+};
+
 class Program {
  public:
   // Maps the file (zero copy) and verifies it. On failure `out` is untouched.
@@ -115,7 +123,14 @@ class Program {
     // Re-plan memory from tensor lifetimes instead of using the file's plan.
     bool replan_memory = false;
     int num_threads = 0;                 // 0: physical cores
+    // Run on the calling thread alone while the machine is oversubscribed (1-minute
+    // load average >= online CPUs + 2), as OpenMP's dynamic threads do.
+    bool adaptive_threads = true;
     size_t scratch_bytes = 0;            // kernel scratch arena per method; 0: 4 MiB
+    // The caller reads only the last row (position) of output 0, e.g. a decoder's
+    // logits [1, S, V] after a prefill chunk: when output 0 is a matrix multiply
+    // (through views), only its last row is computed; the other rows are undefined.
+    bool last_row_of_output_only = false;
   };
   virtual Status load_method(const std::string& name, const MethodOptions& options,
                              std::unique_ptr<Method>* out) = 0;
@@ -138,6 +153,10 @@ class Method {
   virtual const EValue& output(size_t index) const = 0;
   // Arena bytes in use (file plan or our re-plan) and the file's own plan.
   virtual size_t arena_bytes() const = 0;
+  // Per-instruction timing (benchmarks): on adds one clock read per instruction.
+  // Turning it on clears what was collected.
+  virtual void set_profiling(bool on) { (void)on; }
+  virtual std::vector<OpTiming> profile() const { return {}; }
 };
 
 }  // namespace pte

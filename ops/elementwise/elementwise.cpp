@@ -217,7 +217,11 @@ void parallel_task(void* c, size_t i) {
 }  // namespace
 
 void parallel_for(KernelContext& ctx, int64_t n, void* arg, void (*fn)(void*, int64_t, int64_t)) {
-  constexpr int64_t kMinParallel = int64_t{1} << 15;  // elements; below this threads cost more than they save
+  // Elements; below this threads cost more than they save. Waking a worker costs a
+  // scheduler round trip (tens of microseconds idle, a whole time slice on a busy
+  // machine), so only copies of a megabyte or more are split: LLM decode's KV-cache
+  // sized operands (~150K elements) stay on the calling thread.
+  constexpr int64_t kMinParallel = int64_t{1} << 18;
   constexpr int64_t kMinTask = int64_t{1} << 13;
   size_t threads = ctx.threadpool ? pthreadpool_get_threads_count(ctx.threadpool) : 1;
   if (threads <= 1 || n < kMinParallel) {

@@ -28,7 +28,8 @@ constexpr int64_t kKc = 256;   // K block: a packed B sliver is kKc*16 floats = 
 constexpr int64_t kMc = 120;   // max rows of a thread tile (A block 120 KiB)
 constexpr int64_t kNc = 512;   // max columns of a thread tile
 constexpr int64_t kGemvChunk = 4096;  // GEMV row sweep: 16 KiB of accumulators (L1)
-constexpr double kMinParallelFlops = 2.0e6;  // below this, waking threads costs more
+constexpr double kMinParallelFlops = 2.0e6;
+constexpr int64_t kSmallM = 8;  // up to this many rows, weights [N, K] take the dot-product path  // below this, waking threads costs more
 
 inline int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
@@ -307,6 +308,47 @@ __attribute__((target("avx2,fma"))) void gemv_f32_avx2_fma(const GemmF32& g, int
   gemv_f32_scalar(g, bi, n0, n1);
 }
 
+// Few rows (M <= kSmallM) against a weight stored [N, K] (B(k, j) = W[j*b_cs + k]):
+// one pass over each weight row serves every row of A, so W is read once, as in
+// the M == 1 dot-product GEMV (decode-like shapes: short prompts, speculative steps).
+void gemm_small_m_f32_scalar(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) {
+  const float* A = g.a + bi * g.a_bs;
+  const float* B = g.b + bi * g.b_bs;
+  float* C = g.c + bi * g.c_bs;
+  for (int64_t j = n0; j < n1; ++j) {
+    const float* w = B + j * g.b_cs;
+    for (int64_t i = 0; i < g.M; ++i) {
+      const float* a = A + i * g.a_rs;
+      float s = 0.0f;
+      for (int64_t k = 0; k < g.K; ++k) s += a[k] * w[k];
+      gemv_finish(g, C + i * g.c_rs, j, s);
+    }
+  }
+}
+
+__attribute__((target("avx2,fma"))) void gemm_small_m_f32_avx2_fma(const GemmF32& g, int64_t bi, int64_t n0,
+                                                                   int64_t n1) {
+  const float* A = g.a + bi * g.a_bs;
+  const float* B = g.b + bi * g.b_bs;
+  float* C = g.c + bi * g.c_bs;
+  const int64_t K = g.K, M = g.M, K8 = K / 8 * 8;
+  for (int64_t j = n0; j < n1; ++j) {
+    const float* w = B + j * g.b_cs;
+    __m256 acc[kSmallM];
+    for (int64_t i = 0; i < M; ++i) acc[i] = _mm256_setzero_ps();
+    for (int64_t k = 0; k < K8; k += 8) {
+      const __m256 wv = _mm256_loadu_ps(w + k);
+      for (int64_t i = 0; i < M; ++i) acc[i] = _mm256_fmadd_ps(_mm256_loadu_ps(A + i * g.a_rs + k), wv, acc[i]);
+    }
+    for (int64_t i = 0; i < M; ++i) {
+      const float* a = A + i * g.a_rs;
+      float s = hsum256(acc[i]);
+      for (int64_t k = K8; k < K; ++k) s += a[k] * w[k];
+      gemv_finish(g, C + i * g.c_rs, j, s);
+    }
+  }
+}
+
 bool cpu_has_avx2_fma() {
   static const bool has = cpuinfo_initialize() && cpuinfo_has_x86_avx2() && cpuinfo_has_x86_fma3();
   return has;
@@ -334,6 +376,19 @@ void gemm_f32(pthreadpool* pool, const GemmF32& g, GemmIsa isa) {
         gemv_f32_avx2_fma(g, bi, j0, j0 + nj);
       else
         gemv_f32_scalar(g, bi, j0, j0 + nj);
+    };
+    pthreadpool_parallelize_2d_tile_1d(pool, task, g.batch, g.N, tn, 0);
+    return;
+  }
+
+  if (g.M <= kSmallM && g.b_rs == 1 && g.a_cs == 1) {
+    int64_t tn = g.N;
+    if (threads > 1) tn = std::max<int64_t>(32, round_up((g.N + 4 * threads - 1) / (4 * threads), 32));
+    auto task = [&](size_t bi, size_t j0, size_t nj) {
+      if (avx)
+        gemm_small_m_f32_avx2_fma(g, bi, j0, j0 + nj);
+      else
+        gemm_small_m_f32_scalar(g, bi, j0, j0 + nj);
     };
     pthreadpool_parallelize_2d_tile_1d(pool, task, g.batch, g.N, tn, 0);
     return;

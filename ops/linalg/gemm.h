@@ -8,6 +8,7 @@
 //   gemm_f32_scalar      cache-blocked f32 kernel in portable C++ (the fallback).
 //   gemm_f32_avx2_fma    the same blocking with a 6x16 AVX2+FMA micro-kernel.
 //   gemv_f32_*           M == 1 (LLM decode): dot products / row sweeps.
+//   gemm_small_m_f32_*   M <= 8 against [N, K] weights: dot products, weights read once.
 //   gemm_f32(pool, g)    picks the fastest variant for this CPU and splits the work
 //                        over batches, row blocks and column blocks with pthreadpool
 //                        (pool may be null: runs on the calling thread).
@@ -41,6 +42,11 @@ void gemm_f32_avx2_fma(const GemmF32& g, int64_t batch_index, int64_t m0, int64_
 // M == 1 kernels over columns [n0, n1) of one batch.
 void gemv_f32_scalar(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
 void gemv_f32_avx2_fma(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
+
+// 2 <= M <= 8 with B read as W[j*b_cs + k] (b_rs == 1, a_cs == 1: a linear layer's
+// [N, K] weight): columns [n0, n1), each weight row read once for all M rows.
+void gemm_small_m_f32_scalar(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
+void gemm_small_m_f32_avx2_fma(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
 
 // True when this CPU runs the AVX2+FMA kernels (cpuinfo, initialised once).
 bool cpu_has_avx2_fma();

@@ -178,3 +178,26 @@ TEST_CASE("gemm_ref<double> and <int64_t> with bias and beta") {
   gemm_ref<int64_t, int64_t>(1, 1, 1, 2, {ia, 0, 2, 1}, {ib, 0, 1, 1}, {ic, 0, 1, 1}, int64_t(1), int64_t(0), nullptr);
   CHECK(ic[0] == -9);
 }
+
+TEST_CASE("gemm_small_m_f32 (scalar and AVX2+FMA) match the reference for [N, K] weights") {
+  const int64_t dims[][3] = {{2, 1, 1}, {2, 37, 5}, {3, 100, 300}, {5, 17, 9}, {8, 33, 70}, {7, 64, 257}, {8, 3, 600}};
+  int flip = 0;
+  for (auto& d : dims)
+    for (int ct = 0; ct < 2; ++ct) {
+      ++flip;
+      Case cs{1 + (flip % 3 == 0), d[0], d[1], d[2], false, true, ct != 0, flip % 2 == 0, flip % 4 == 1 ? 0.5f : 1.0f};
+      check_case(cs, [](const GemmF32& g) {
+        for (int64_t n = 0; n < g.batch; ++n) {
+          gemm_small_m_f32_scalar(g, n, 0, g.N / 2);
+          gemm_small_m_f32_scalar(g, n, g.N / 2, g.N);
+        }
+      });
+      if (cpu_has_avx2_fma())
+        check_case(cs, [](const GemmF32& g) {
+          for (int64_t n = 0; n < g.batch; ++n) {
+            gemm_small_m_f32_avx2_fma(g, n, 0, g.N / 3);
+            gemm_small_m_f32_avx2_fma(g, n, g.N / 3, g.N);
+          }
+        });
+    }
+}

@@ -32,3 +32,9 @@ bool bias_strides(const Tensor& bias, int32_t out_rank, int64_t batch, int64_t M
                   int64_t* cs);
 
 }  // namespace pte::linalg
+
+namespace pte {
+// aten::mm.out computing only the last row of the result (other rows are left as
+// they were); for outputs of which only the last row is read.
+bool mm_last_row_out(KernelContext& ctx, EValue** args);
+}  // namespace pte

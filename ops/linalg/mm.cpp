@@ -1,11 +1,16 @@
 // aten::mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
 // out[M,N] = self[M,K] @ mat2[K,N]; all three share one dtype.
+// mm_last_row_out: the same checks and output shape, but only row M-1 is computed
+// (the loader substitutes it for the logits of a decoder when asked, see
+// Program::MethodOptions::last_row_of_output_only).
 #include "ops/linalg/matmul.h"
 #include "ops/util.h"
 
 namespace pte {
 
-bool mm_out(KernelContext& ctx, EValue** args) {
+namespace {
+
+bool mm_rows(KernelContext& ctx, EValue** args, bool last_row_only) {
   if (!expect_tag(ctx, args[0], Tag::Tensor, "self") || !expect_tag(ctx, args[1], Tag::Tensor, "mat2") ||
       !expect_tag(ctx, args[2], Tag::Tensor, "out"))
     return false;
@@ -26,7 +31,19 @@ bool mm_out(KernelContext& ctx, EValue** args) {
   d.a = a.data, d.a_rs = a.strides[0], d.a_cs = a.strides[1];
   d.b = b.data, d.b_rs = b.strides[0], d.b_cs = b.strides[1];
   d.c = out.data, d.c_rs = out.strides[0], d.c_cs = out.strides[1];
+  if (last_row_only && d.M > 1) {
+    const size_t es = dtype_size(a.dtype);
+    d.a = static_cast<const uint8_t*>(a.data) + (d.M - 1) * d.a_rs * es;
+    d.c = static_cast<uint8_t*>(out.data) + (d.M - 1) * d.c_rs * es;
+    d.M = 1;
+  }
   return linalg::run_matmul(ctx, a.dtype, d, "mm");
 }
+
+}  // namespace
+
+bool mm_out(KernelContext& ctx, EValue** args) { return mm_rows(ctx, args, false); }
+
+bool mm_last_row_out(KernelContext& ctx, EValue** args) { return mm_rows(ctx, args, true); }
 
 }  // namespace pte

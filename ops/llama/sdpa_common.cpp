@@ -69,7 +69,11 @@ template <class T>
 void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
   SdpaJob<T> job{&a, a.q->sizes[1], a.q->sizes[2], a.q->sizes[3], a.q->sizes[2] / a.k->sizes[2]};
   size_t rows = static_cast<size_t>(a.q->sizes[0] * job.Hq * job.S);
-  pthreadpool_parallelize_1d(ctx.threadpool, sdpa_row<T>, &job, rows, 0);
+  // One decode step (a few heads x the filled positions) is too little work to wake
+  // the workers for; prefill chunks are split over rows.
+  const int64_t keys = a.causal ? std::min(a.start_pos + job.S, a.kv_len) : a.kv_len;
+  const double work = static_cast<double>(rows) * static_cast<double>(keys) * static_cast<double>(job.D);
+  pthreadpool_parallelize_1d(work >= double(1 << 20) ? ctx.threadpool : nullptr, sdpa_row<T>, &job, rows, 0);
 }
 
 }  // namespace

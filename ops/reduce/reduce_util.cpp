@@ -126,8 +126,9 @@ bool plan_same_shape(KernelContext& ctx, const Tensor& in, const bool* mask, Ten
 
 namespace pte {
 
-// Below this many elements touched a kernel stays on the calling thread.
-constexpr int64_t kParallelMinWork = 1 << 15;
+// Below this many elements touched a kernel stays on the calling thread (see
+// elementwise.cpp: a worker wake-up is expensive on a busy machine).
+constexpr int64_t kParallelMinWork = 1 << 18;
 
 void parallel_chunks(KernelContext& ctx, int64_t n, int64_t work, void (*task)(void*, size_t), void* job,
                      int64_t* chunk) {

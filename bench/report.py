@@ -1,0 +1,295 @@
+"""Turns bench/run_bench.py's measurements into results.md and decode_vs_context.png.
+
+  .venv/bin/python bench/report.py [bench/results/results.json]   (re-renders only)
+"""
+import json
+import math
+import os
+import statistics
+import sys
+
+
+def pct(xs, q):
+    xs = sorted(xs)
+    k = (len(xs) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+def ok_runs(runs):
+    return [r for r in runs if r.get("ok")]
+
+
+def why(runs):
+    for r in runs:
+        if not r.get("ok"):
+            e = r.get("error", "failed")
+            return "unsupported" if "support" in e.lower() or "delegate" in e.lower() or "backend" in e.lower() else "error"
+    return "not run"
+
+
+def first_error(runs):
+    for r in runs:
+        if not r.get("ok"):
+            return r.get("error", "")
+    return ""
+
+
+class Stat:
+    def __init__(self, xs):
+        self.xs = [x for x in xs if x is not None and not (isinstance(x, float) and math.isnan(x))]
+
+    @property
+    def ok(self):
+        return bool(self.xs)
+
+    @property
+    def med(self):
+        return statistics.median(self.xs)
+
+    def fmt(self, unit="", digits=None):
+        if not self.ok:
+            return "-"
+        m = self.med
+        d = digits if digits is not None else (3 if m < 1 else 2 if m < 10 else 1 if m < 1000 else 0)
+        if len(self.xs) >= 3:
+            return f"{m:.{d}f}{unit} ({pct(self.xs, 0.25):.{d}f}-{pct(self.xs, 0.75):.{d}f})"
+        return f"{m:.{d}f}{unit}"
+
+
+def metrics(row):
+    """Per runtime: name -> Stat (lower is better unless the name ends in '/s')."""
+    out = {}
+    for who in ("pte", "et", "pte_t1"):
+        if who not in row:
+            continue
+        runs = ok_runs(row[who])
+        m = {}
+        if not runs:
+            out[who] = None
+            continue
+        m["load ms"] = Stat([r["load_ms"] for r in runs])
+        if not any(r.get("in_server") for r in runs):
+            m["peak RSS MiB"] = Stat([r["peak_rss_kb"] / 1024 for r in runs])
+        if who == "et" and "peak RSS MiB" in m:
+            m["peak RSS over interpreter MiB"] = Stat([(r["peak_rss_kb"] - r.get("base_rss_kb", 0)) / 1024 for r in runs])
+        if row["group"] == "generate":
+            m["prompt tokens"] = Stat([r["prompt_tokens"] for r in runs])
+            m["generated tokens"] = Stat([r["generated_tokens"] for r in runs])
+            m["prefill tokens/s"] = Stat([r["prompt_tokens"] * 1000 / r["prefill_ms"] for r in runs if r["prefill_ms"] > 0])
+            m["time to first token ms"] = Stat([r["ttft_ms"] for r in runs])
+            m["decode tokens/s"] = Stat([(r["generated_tokens"] - 1) * 1000 / r["decode_ms"] for r in runs
+                                         if r["decode_ms"] > 0 and r["generated_tokens"] > 1])
+        elif row["group"] != "smollm2":
+            m["execute ms"] = Stat(sum((r["execute_ms"] for r in runs), []))
+        else:
+            S = runs[0]["prefill_tokens"]
+            m[f"forward {S} tokens ms"] = Stat(sum((r["prefill_ms"] for r in runs), []))
+            m["prefill tokens/s"] = Stat([S * 1000 / x for r in runs for x in r["prefill_ms"]])
+            m["time to first token ms"] = Stat([r["ttft_cold_ms"][0] for r in runs])
+            positions = [d["pos"] for d in runs[0]["decode"]]
+            if positions:
+                m["forward 1 token ms"] = Stat([x for r in runs for x in r["decode"][0]["ms"]])
+            for i, p in enumerate(positions):
+                m[f"decode tokens/s @{p}"] = Stat([1000 / x for r in runs for x in r["decode"][i]["ms"]])
+            m["_positions"] = positions
+            m["_profile"] = next((r["profile"] for r in runs if "profile" in r), None)
+            m["_profile_steps"] = next((r.get("profile_steps") for r in runs if "profile" in r), None)
+            m["_prefill_profile"] = next((r["prefill_profile"] for r in runs if "prefill_profile" in r), None)
+        out[who] = m
+    return out
+
+
+def ratio(name, pte, et):
+    """pte-run's advantage: >1 means pte-run is better (faster / smaller)."""
+    if not pte or not et or not pte.ok or not et.ok or pte.med <= 0 or et.med <= 0:
+        return None
+    if name.endswith("/s") or "tokens/s" in name:
+        return pte.med / et.med
+    return et.med / pte.med
+
+
+def write(res, outdir):
+    md = []
+    mach = res["machine"]
+    md.append("# pte-run vs ExecuTorch 1.5.1 (official runtime, Python bindings)\n")
+    md.append(f"Run {res['started']} to {res.get('finished', '?')} by `bench/run_bench.py` (see bench/README.md)"
+              + (f"; cases not re-run are kept from the run of {res['merged_from']}" if res.get("merged_from") else "") + ".\n")
+    md.append(f"- CPU: {mach.get('cpu')} ({mach.get('physical_cores')} physical cores, {mach.get('logical_cpus')} logical; "
+              f"L2 {mach.get('L2 cache', '?')}, L3 {mach.get('L3 cache', '?')}; hypervisor {mach.get('Hypervisor vendor', 'none')})")
+    md.append(f"- ISA flags: {mach.get('isa')}")
+    md.append(f"- Memory: {mach.get('mem_total_gb', '?')} GB; {mach.get('platform')}")
+    bw = None
+    if res.get("stream") and res["stream"].get("copy_gbs"):
+        s = res["stream"]["copy_gbs"]
+        bw = s["median"]
+        md.append(f"- Memory bandwidth (STREAM-style copy, 2 x 256 MiB, read + write bytes, 1 thread): "
+                  f"**{bw:.1f} GB/s** median ({s['p25']:.1f}-{s['p75']:.1f}); scale: "
+                  f"{res['stream']['scale_gbs']['median']:.1f} GB/s")
+    if res.get("stream") and (res["stream"].get("read_gbs") or {}).get("median"):
+        md.append(f"- Read-only bandwidth (AVX2 sum over 256 MiB, 1 thread): {res['stream']['read_gbs']['median']:.1f} GB/s")
+    la0, la1 = res.get("loadavg_start"), res.get("loadavg_end")
+    if la0:
+        md.append(f"- Load average (1/5/15 min) at start {la0[0]:.1f}/{la0[1]:.1f}/{la0[2]:.1f}"
+                  + (f", at end {la1[0]:.1f}/{la1[1]:.1f}/{la1[2]:.1f}" if la1 else "") + " on 2 cores")
+    md.append(f"- pte-run threads: {res.get('pte_threads') or 'default (physical cores)'}; ExecuTorch: its defaults "
+              "(portable kernels single-threaded, XNNPACK on its own thread pool)")
+    md.append("- Shared 2-core VM with other jobs running: figures are medians with the interquartile range "
+              "in parentheses; each runtime ran in its own process per repetition, alternating which went first.")
+    md.append("- Ratio: pte-run's advantage (ExecuTorch time / pte-run time; for tokens/s pte-run / ExecuTorch); "
+              "> 1 means pte-run is better. For load time and RSS the targets are stated as pte-run / ExecuTorch.\n")
+
+    rows = res.get("rows", {})
+    groups = [("smollm2", "SmolLM2-135M (method driven directly: forward and decode at a context position)"),
+              ("generate", "SmolLM2-135M generation through each runtime's LLM runner (greedy)"), ("fixture", "Tiny fixtures (one forward)"), ("op", "Operator microbenchmarks")]
+    plot = {}
+    targets = []
+    for g, title in groups:
+        keys = [k for k, r in rows.items() if r["group"] == g]
+        if not keys:
+            continue
+        md.append(f"## {title}\n")
+        md.append("| case | variant | metric | pte-run | ExecuTorch | ratio |")
+        md.append("| --- | --- | --- | --- | --- | --- |")
+        for k in keys:
+            row = rows[k]
+            m = metrics(row)
+            pte, et = m["pte"], m["et"]
+            names = list((pte or et or {}).keys())
+            if pte and et:
+                names = [n for n in pte if not n.startswith("_")] + [n for n in et if n not in pte and not n.startswith("_")]
+            names = [n for n in names if not n.startswith("_")]
+            if not names:
+                names = ["load ms"]
+            if m.get("pte_t1"):
+                t1 = m["pte_t1"]
+                for n in [n for n in t1 if not n.startswith("_") and (n.startswith("decode") or n.startswith("prefill")
+                                                                       or n.startswith("forward"))]:
+                    r = ratio(n, t1[n], et.get(n) if et else None)
+                    md.append(f"| {row['case']} | {row['variant']} | {n}, pte-run 1 thread | {t1[n].fmt()} | "
+                              f"{et[n].fmt() if et and n in et else '-'} | {f'{r:.2f}x' if r is not None else '-'} |")
+            for n in names:
+                a = pte.get(n) if pte else None
+                b = et.get(n) if et else None
+                af = a.fmt() if a else f"{why(row['pte'])}"
+                bf = b.fmt() if b else f"{why(row['et'])}"
+                r = ratio(n, a, b)
+                rs = f"{r:.2f}x" if r is not None else "-"
+                md.append(f"| {row['case']} | {row['variant']} | {n} | {af} | {bf} | {rs} |")
+            errs = [f"{who}: {first_error(row[who])}" for who in ("pte", "et") if not ok_runs(row[who]) and row[who]]
+            for e in errs:
+                md.append(f"| {row['case']} | {row['variant']} | note | {e[:160].replace('|', '/')} | | |")
+            if g == "smollm2":
+                v = row["variant"]
+                for who in ("pte", "et"):
+                    if m[who]:
+                        plot[(v, who)] = [(p, m[who][f"decode tokens/s @{p}"]) for p in m[who]["_positions"]]
+                targets.append((row, m))
+        md.append("")
+
+    if targets:
+        md.append("## Targets (SmolLM2-135M, same run)\n")
+        md.append("| variant | target | figure | met |")
+        md.append("| --- | --- | --- | --- |")
+        for row, m in targets:
+            v = row["variant"]
+            pte, et = m["pte"], m["et"]
+            if not pte or not et:
+                md.append(f"| {v} | all | pte-run: {why(row['pte']) if not pte else 'ok'}, ExecuTorch: {why(row['et']) if not et else 'ok'} | no |")
+                if pte and bw:
+                    pass
+                else:
+                    continue
+            if pte and et:
+                for p in pte["_positions"]:
+                    n = f"decode tokens/s @{p}"
+                    r = ratio(n, pte.get(n), et.get(n))
+                    if r is not None:
+                        md.append(f"| {v} | decode @{p} >= 1.25x | {r:.2f}x | {'yes' if r >= 1.25 else 'no'} |")
+                r = ratio("prefill tokens/s", pte["prefill tokens/s"], et["prefill tokens/s"])
+                if r is not None:
+                    md.append(f"| {v} | prefill >= 1.0x | {r:.2f}x | {'yes' if r >= 1.0 else 'no'} |")
+                t1 = m.get("pte_t1")
+                if t1:
+                    for p in t1["_positions"]:
+                        n = f"decode tokens/s @{p}"
+                        r = ratio(n, t1.get(n), et.get(n))
+                        if r is not None:
+                            md.append(f"| {v} | decode @{p} >= 1.25x (pte-run 1 thread) | {r:.2f}x | {'yes' if r >= 1.25 else 'no'} |")
+                    r = ratio("prefill tokens/s", t1["prefill tokens/s"], et["prefill tokens/s"])
+                    if r is not None:
+                        md.append(f"| {v} | prefill >= 1.0x (pte-run 1 thread) | {r:.2f}x | {'yes' if r >= 1.0 else 'no'} |")
+                lr = pte["load ms"].med / et["load ms"].med
+                md.append(f"| {v} | load time <= 0.5x | {lr:.3f}x ({pte['load ms'].med:.1f} vs {et['load ms'].med:.1f} ms) | {'yes' if lr <= 0.5 else 'no'} |")
+                rr = pte["peak RSS MiB"].med / et["peak RSS MiB"].med
+                rr2 = pte["peak RSS MiB"].med / max(et["peak RSS over interpreter MiB"].med, 1e-9)
+                md.append(f"| {v} | peak RSS <= 1.0x | {rr:.2f}x of the ExecuTorch process; {rr2:.2f}x of its RSS above the Python+torch baseline | {'yes' if rr <= 1.0 else 'no'}{'' if rr2 <= 1.0 else ' (no over baseline)'} |")
+            if pte and bw and "fp32" in v or (pte and bw and v.startswith("portable")):
+                wb = row.get("weight_bytes", 0)
+                p0 = pte["_positions"][0] if pte["_positions"] else None
+                cands = [("", pte)] + ([(" (1 thread)", m["pte_t1"])] if m.get("pte_t1") else [])
+                for label, src in cands:
+                  if p0 is not None and wb and src.get(f"decode tokens/s @{p0}") and src[f"decode tokens/s @{p0}"].ok:
+                    tps = src[f"decode tokens/s @{p0}"].med
+                    limit = bw * 1e9 / wb
+                    frac = tps / limit
+                    rd = ((res.get("stream") or {}).get("read_gbs") or {}).get("median")
+                    extra = f"; vs read-only {rd:.1f} GB/s: {100 * tps * wb / (rd * 1e9):.0f}%" if rd else ""
+                    md.append(f"| {v} | decode @{p0}{label} >= 70% of bandwidth limit | {tps:.2f} tok/s vs limit {limit:.2f} tok/s "
+                              f"({wb / 1e6:.0f} MB weights / {bw:.1f} GB/s copy) = {100 * frac:.0f}%{extra} | {'yes' if frac >= 0.7 else 'no'} |")
+        md.append("")
+        prof_rows = [(row, m["pte"]) for row, m in targets if m["pte"] and m["pte"].get("_profile")]
+        for row, pm in prof_rows:
+            steps = pm["_profile_steps"] or 1
+            total = sum(p["ms"] for p in pm["_profile"])
+            md.append(f"### pte-run decode profile, {row['variant']} (per token at position {pm['_positions'][0]}, "
+                      f"{total / steps:.2f} ms in kernels)\n")
+            md.append("| operator | ms per token | share | calls per token |")
+            md.append("| --- | --- | --- | --- |")
+            for p in pm["_profile"][:12]:
+                md.append(f"| {p['op']} | {p['ms'] / steps:.3f} | {100 * p['ms'] / total:.1f}% | {p['calls'] // steps} |")
+            md.append("")
+            if pm.get("_prefill_profile"):
+                pp = pm["_prefill_profile"]
+                tot = sum(p["ms"] for p in pp)
+                md.append(f"### pte-run prefill profile, {row['variant']} (one forward of the prefill chunk, {tot:.0f} ms in kernels)\n")
+                md.append("| operator | ms | share | calls |")
+                md.append("| --- | --- | --- | --- |")
+                for p in pp[:10]:
+                    md.append(f"| {p['op']} | {p['ms']:.2f} | {100 * p['ms'] / tot:.1f}% | {p['calls']} |")
+                md.append("")
+
+    if plot:
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+
+            fig, ax = plt.subplots(figsize=(7, 4.5))
+            for (v, who), pts in sorted(plot.items()):
+                xs = [p for p, s in pts if s.ok]
+                ys = [s.med for p, s in pts if s.ok]
+                if xs:
+                    ax.plot(xs, ys, marker="o", linestyle="-" if who == "pte" else "--",
+                            label=f"{'pte-run' if who == 'pte' else 'ExecuTorch'} {v}")
+            ax.set_xlabel("context position (tokens in the KV cache)")
+            ax.set_ylabel("decode tokens/s (median)")
+            ax.set_title("SmolLM2-135M decode speed vs context")
+            ax.set_yscale("log")
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize=8)
+            fig.tight_layout()
+            fig.savefig(os.path.join(outdir, "decode_vs_context.png"), dpi=110)
+            md.append("![decode tokens/s vs context](decode_vs_context.png)\n")
+        except ImportError:
+            md.append("(matplotlib missing: `pip install -r bench/requirements.txt` for the plot)\n")
+
+    with open(os.path.join(outdir, "results.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+
+
+if __name__ == "__main__":
+    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "results.json")
+    with open(path) as f:
+        write(json.load(f), os.path.dirname(path))
