@@ -26,6 +26,8 @@ void usage(std::FILE* f) {
                "  --top-p P               sample among the smallest set holding probability P\n"
                "  --seed S                seed of the sampler (default 0: runs are repeatable)\n"
                "  --chat                  wrap the prompt in the model's chat template\n"
+               "  --ignore-eos            keep generating past end-of-sequence tokens\n"
+               "  --ids                   print the prompt and generated token ids to stderr\n"
                "  --stats                 print load time, prompt tokens, time to first token, tokens/s\n"
                "                          and peak RSS to stderr\n"
                "  --data FILE.ptd         external weights (repeatable)\n"
@@ -59,7 +61,7 @@ int cmd_generate(int argc, char** argv) {
   RunnerOptions ro;
   GenerationConfig gc;
   std::string prompt, prompt_file;
-  bool have_prompt = false, stats = false;
+  bool have_prompt = false, stats = false, print_ids = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&](const char* name) -> const char* {
@@ -87,6 +89,8 @@ int cmd_generate(int argc, char** argv) {
     else if (a == "--seed") gc.sampling.seed = static_cast<uint64_t>(number("--seed"));
     else if (a == "--chat") gc.chat = true;
     else if (a == "--stats") stats = true;
+    else if (a == "--ignore-eos") gc.ignore_eos = true;
+    else if (a == "--ids") print_ids = true;
     else if (a == "--data") ro.data_files.push_back(value("--data"));
     else if (a == "--threads") ro.num_threads = static_cast<int>(number("--threads"));
     else if (a == "--method") ro.method = value("--method");
@@ -123,6 +127,13 @@ int cmd_generate(int argc, char** argv) {
   s = runner->generate(prompt, gc, [](const std::string& t) { std::fwrite(t.data(), 1, t.size(), stdout); std::fflush(stdout); }, &st);
   std::fputc('\n', stdout);
   if (!s) { std::fprintf(stderr, "pte-run: %s\n", s.message().c_str()); return 1; }
+  if (print_ids) {
+    std::string line = "prompt ids:";
+    for (int32_t id : st.prompt_ids) line += " " + std::to_string(id);
+    line += "\ngenerated ids:";
+    for (int32_t id : st.tokens) line += " " + std::to_string(id);
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
   if (st.stop_reason == "context_full")
     std::fprintf(stderr, "pte-run: stopped: the context of %lld tokens is full\n", (long long)runner->metadata().max_context_len);
   if (stats) {
