@@ -1,4 +1,6 @@
 // pte-run MODEL.pte "prompt" [options]: text generation, tokens streamed to stdout.
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -103,10 +105,20 @@ int cmd_generate(int argc, char** argv) {
   if (ro.model_path.empty()) { usage(stderr); return 2; }
   if (!prompt_file.empty()) {
     if (have_prompt) { std::fprintf(stderr, "pte-run: give either a prompt or --prompt-file, not both\n"); return 2; }
+    struct stat sb;
+    if (::stat(prompt_file.c_str(), &sb) != 0) {
+      std::fprintf(stderr, "pte-run: %s: cannot read the prompt file: %s\n", prompt_file.c_str(), std::strerror(errno));
+      return 1;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+      std::fprintf(stderr, "pte-run: %s: cannot read the prompt file: not a regular file\n", prompt_file.c_str());
+      return 1;
+    }
     std::ifstream f(prompt_file, std::ios::binary);
     if (!f) { std::fprintf(stderr, "pte-run: %s: cannot read the prompt file: %s\n", prompt_file.c_str(), std::strerror(errno)); return 1; }
     std::stringstream ss;
     ss << f.rdbuf();
+    if (f.bad()) { std::fprintf(stderr, "pte-run: %s: cannot read the prompt file: read error\n", prompt_file.c_str()); return 1; }
     prompt = ss.str();
     have_prompt = true;
   }
@@ -124,8 +136,13 @@ int cmd_generate(int argc, char** argv) {
   Status s = TextRunner::create(ro, &runner);
   if (!s) { std::fprintf(stderr, "pte-run: %s\n", s.message().c_str()); return 1; }
   GenerationStats st;
-  s = runner->generate(prompt, gc, [](const std::string& t) { std::fwrite(t.data(), 1, t.size(), stdout); std::fflush(stdout); }, &st);
-  std::fputc('\n', stdout);
+  bool wrote = false;
+  s = runner->generate(prompt, gc, [&](const std::string& t) {
+    std::fwrite(t.data(), 1, t.size(), stdout);
+    std::fflush(stdout);
+    wrote = true;
+  }, &st);
+  if (wrote || s) std::fputc('\n', stdout);
   if (!s) { std::fprintf(stderr, "pte-run: %s\n", s.message().c_str()); return 1; }
   if (print_ids) {
     std::string line = "prompt ids:";
@@ -139,7 +156,7 @@ int cmd_generate(int argc, char** argv) {
   if (stats) {
     double dec = st.generated_tokens > 1 ? (st.generated_tokens - 1) / (st.decode_ms / 1000.0) : 0;
     std::fprintf(stderr,
-                 "load %.1f ms | prompt %d tokens | first token %.1f ms | prefill %.1f tok/s | decode %.1f tok/s "
+                 "load %.1f ms | prompt %d tokens | first token %.1f ms | prefill %.2f tok/s | decode %.2f tok/s "
                  "(%d tokens) | peak RSS %.1f MB | stop: %s\n",
                  st.load_ms, st.prompt_tokens, st.ttft_ms, st.prompt_tokens / (st.prefill_ms / 1000.0), dec,
                  st.generated_tokens, st.peak_rss_kb / 1024.0, st.stop_reason.c_str());
