@@ -4,7 +4,7 @@
 // seeded sampling. (Logits against the ExecuTorch runtime are checked step by step
 // by the conformance test over the same manifest entries.)
 //
-// With models/smollm2 (or $PTE_SMOLLM2_DIR) present, also SmolLM2-135M against the
+// With $PTE_SMOLLM2_DIR (e.g. models/smollm2), also SmolLM2-135M against the
 // references.json make_smollm2.py recorded.
 #include <doctest/doctest.h>
 
@@ -394,8 +394,14 @@ TEST_CASE("generate cli: sampling is repeatable with a seed and differs across s
   CHECK(s1 != s2);
 }
 
-TEST_CASE("generate: SmolLM2-135M greedy equals transformers (when models/smollm2 is present)") {
-  fs::path dir = std::getenv("PTE_SMOLLM2_DIR") ? fs::path(std::getenv("PTE_SMOLLM2_DIR")) : fs::path("models/smollm2");
+TEST_CASE("generate: SmolLM2-135M greedy equals transformers (PTE_SMOLLM2_DIR=models/smollm2)") {
+  // Opt-in: minutes of CPU with the portable kernels (longer under sanitizers).
+  const char* env = std::getenv("PTE_SMOLLM2_DIR");
+  if (!env || !*env) {
+    MESSAGE("skipped: set PTE_SMOLLM2_DIR to a folder made by fixtures/make_smollm2.py");
+    return;
+  }
+  fs::path dir = env;
   fs::path refs = dir / "references.json";
   if (!fs::exists(refs) || !fs::exists(dir / "smollm2_portable.pte")) {
     MESSAGE("skipped: no " << refs.string() << " / smollm2_portable.pte (make it with fixtures/make_smollm2.py)");
