@@ -1,4 +1,6 @@
 // pte-run MODEL.pte "prompt" [options]: text generation, tokens streamed to stdout.
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +28,8 @@ void usage(std::FILE* f) {
                "  --top-p P               sample among the smallest set holding probability P\n"
                "  --seed S                seed of the sampler (default 0: runs are repeatable)\n"
                "  --chat                  wrap the prompt in the model's chat template\n"
+               "  --ignore-eos            keep generating past end-of-sequence tokens\n"
+               "  --ids                   print the prompt and generated token ids to stderr\n"
                "  --stats                 print load time, prompt tokens, time to first token, tokens/s\n"
                "                          and peak RSS to stderr\n"
                "  --data FILE.ptd         external weights (repeatable)\n"
@@ -59,7 +63,7 @@ int cmd_generate(int argc, char** argv) {
   RunnerOptions ro;
   GenerationConfig gc;
   std::string prompt, prompt_file;
-  bool have_prompt = false, stats = false;
+  bool have_prompt = false, stats = false, print_ids = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&](const char* name) -> const char* {
@@ -87,6 +91,8 @@ int cmd_generate(int argc, char** argv) {
     else if (a == "--seed") gc.sampling.seed = static_cast<uint64_t>(number("--seed"));
     else if (a == "--chat") gc.chat = true;
     else if (a == "--stats") stats = true;
+    else if (a == "--ignore-eos") gc.ignore_eos = true;
+    else if (a == "--ids") print_ids = true;
     else if (a == "--data") ro.data_files.push_back(value("--data"));
     else if (a == "--threads") ro.num_threads = static_cast<int>(number("--threads"));
     else if (a == "--method") ro.method = value("--method");
@@ -99,10 +105,20 @@ int cmd_generate(int argc, char** argv) {
   if (ro.model_path.empty()) { usage(stderr); return 2; }
   if (!prompt_file.empty()) {
     if (have_prompt) { std::fprintf(stderr, "pte-run: give either a prompt or --prompt-file, not both\n"); return 2; }
+    struct stat sb;
+    if (::stat(prompt_file.c_str(), &sb) != 0) {
+      std::fprintf(stderr, "pte-run: %s: cannot read the prompt file: %s\n", prompt_file.c_str(), std::strerror(errno));
+      return 1;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+      std::fprintf(stderr, "pte-run: %s: cannot read the prompt file: not a regular file\n", prompt_file.c_str());
+      return 1;
+    }
     std::ifstream f(prompt_file, std::ios::binary);
     if (!f) { std::fprintf(stderr, "pte-run: %s: cannot read the prompt file: %s\n", prompt_file.c_str(), std::strerror(errno)); return 1; }
     std::stringstream ss;
     ss << f.rdbuf();
+    if (f.bad()) { std::fprintf(stderr, "pte-run: %s: cannot read the prompt file: read error\n", prompt_file.c_str()); return 1; }
     prompt = ss.str();
     have_prompt = true;
   }
@@ -120,15 +136,27 @@ int cmd_generate(int argc, char** argv) {
   Status s = TextRunner::create(ro, &runner);
   if (!s) { std::fprintf(stderr, "pte-run: %s\n", s.message().c_str()); return 1; }
   GenerationStats st;
-  s = runner->generate(prompt, gc, [](const std::string& t) { std::fwrite(t.data(), 1, t.size(), stdout); std::fflush(stdout); }, &st);
-  std::fputc('\n', stdout);
+  bool wrote = false;
+  s = runner->generate(prompt, gc, [&](const std::string& t) {
+    std::fwrite(t.data(), 1, t.size(), stdout);
+    std::fflush(stdout);
+    wrote = true;
+  }, &st);
+  if (wrote || s) std::fputc('\n', stdout);
   if (!s) { std::fprintf(stderr, "pte-run: %s\n", s.message().c_str()); return 1; }
+  if (print_ids) {
+    std::string line = "prompt ids:";
+    for (int32_t id : st.prompt_ids) line += " " + std::to_string(id);
+    line += "\ngenerated ids:";
+    for (int32_t id : st.tokens) line += " " + std::to_string(id);
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
   if (st.stop_reason == "context_full")
     std::fprintf(stderr, "pte-run: stopped: the context of %lld tokens is full\n", (long long)runner->metadata().max_context_len);
   if (stats) {
     double dec = st.generated_tokens > 1 ? (st.generated_tokens - 1) / (st.decode_ms / 1000.0) : 0;
     std::fprintf(stderr,
-                 "load %.1f ms | prompt %d tokens | first token %.1f ms | prefill %.1f tok/s | decode %.1f tok/s "
+                 "load %.1f ms | prompt %d tokens | first token %.1f ms | prefill %.2f tok/s | decode %.2f tok/s "
                  "(%d tokens) | peak RSS %.1f MB | stop: %s\n",
                  st.load_ms, st.prompt_tokens, st.ttft_ms, st.prompt_tokens / (st.prefill_ms / 1000.0), dec,
                  st.generated_tokens, st.peak_rss_kb / 1024.0, st.stop_reason.c_str());

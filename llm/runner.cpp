@@ -65,6 +65,10 @@ Status TextRunner::create(const RunnerOptions& options, std::unique_ptr<TextRunn
   OpenOptions oo;
   oo.data_files = options.data_files;
   PTE_TRY(Program::open_file(options.model_path, oo, &r->program_));
+  int64_t v = 0;
+  if (!const_int(r->program_->info(), "get_max_seq_len", &v))
+    return Status::error(options.model_path + ": no get_max_seq_len constant method: not a text-generation export "
+                         "(make one with optimum-executorch or ExecuTorch's LLM exporter), or use 'pte-run run'");
   PTE_TRY(Tokenizer::load_for_program(options.model_path, options.tokenizer_path, &r->tok_));
   const MethodInfo* fwd = find_method(r->program_->info(), options.method);
   if (!fwd) return Status::error(options.model_path + ": no method named '" + options.method + "' to generate with");
@@ -81,6 +85,11 @@ Status TextRunner::create(const RunnerOptions& options, std::unique_ptr<TextRunn
 Status TextRunner::read_metadata() {
   const ProgramInfo& info = program_->info();
   const MethodInfo& m = method_->info();
+  // The exporters (optimum-executorch, transformers' ExecuTorch integration, ExecuTorch's
+  // export_llm) all record the sequence length as a constant method; a program without it
+  // is not an LLM export, and guessing the KV capacity from the input bound would be wrong.
+  int64_t max_seq_len = 0;
+  const_int(info, "get_max_seq_len", &max_seq_len);  // checked in create()
   if (m.inputs.empty() || m.inputs.size() > 2 || m.outputs.empty())
     return Status::error("method " + m.name + " does not look like a decoder: expected (tokens[, positions]) -> logits");
   const ValueInfo& in0 = m.inputs[0];
@@ -96,7 +105,7 @@ Status TextRunner::read_metadata() {
     meta_.positions_as_range = in1.tensor.sizes[0] > 1 || in1.tensor.dynamism != Dynamism::Static;
   }
   int64_t v = 0;
-  meta_.max_seq_len = const_int(info, "get_max_seq_len", &v) ? v : seq_bound + (meta_.dynamic_prefill ? 1 : 0);
+  meta_.max_seq_len = max_seq_len;
   meta_.max_context_len = const_int(info, "get_max_context_len", &v) ? v : meta_.max_seq_len;
   if (meta_.max_seq_len <= 0 || meta_.max_context_len <= 0)
     return Status::error("metadata gives a non-positive sequence length");
@@ -213,6 +222,7 @@ Status TextRunner::generate(const std::string& prompt, const GenerationConfig& c
   PTE_TRY(tok_->encode(text, /*add_special_tokens=*/!config.chat, &ids));
   if (ids.empty()) return Status::error("the prompt encodes to no tokens");
   st.prompt_tokens = static_cast<int>(ids.size());
+  st.prompt_ids = ids;
   if (pos_ + static_cast<int64_t>(ids.size()) >= meta_.max_context_len)
     return Status::error("the prompt (" + std::to_string(ids.size()) + " tokens) does not fit the context of " +
                          std::to_string(meta_.max_context_len) + " tokens" + (pos_ ? " after the conversation so far" : ""));
@@ -247,6 +257,7 @@ Status TextRunner::generate(const std::string& prompt, const GenerationConfig& c
     int32_t next = sampler_.sample(logits);
     if (produced == 0) st.ttft_ms = now_ms() - t0;
     ++st.generated_tokens;
+    st.tokens.push_back(next);
     bool eos = std::find(meta_.eos_ids.begin(), meta_.eos_ids.end(), next) != meta_.eos_ids.end();
     if (eos && !config.ignore_eos) {
       st.stop_reason = "eos";
@@ -255,7 +266,7 @@ Status TextRunner::generate(const std::string& prompt, const GenerationConfig& c
     PTE_TRY(stream.step(next, &chunk));
     if (!chunk.empty()) on_text(chunk);
     if (limit >= 0 && produced + 1 >= limit) break;
-    if (pos_ + 1 >= meta_.max_context_len || (!meta_.use_kv_cache && history.size() + 1 > tokens_buf_.size())) {
+    if (pos_ >= meta_.max_context_len || (!meta_.use_kv_cache && history.size() + 1 > tokens_buf_.size())) {
       st.stop_reason = "context_full";
       break;
     }

@@ -39,6 +39,8 @@ struct GenerationStats {
   int prompt_tokens = 0, generated_tokens = 0;
   long peak_rss_kb = 0;
   std::string stop_reason;  // "eos", "max_new_tokens", "context_full"
+  std::vector<int32_t> prompt_ids;  // the prompt as encoded
+  std::vector<int32_t> tokens;      // the generated ids, a final EOS included
 };
 
 // What the program says about itself (constant methods), with fallbacks.
