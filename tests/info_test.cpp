@@ -802,3 +802,43 @@ TEST_CASE("info CLI: truncated, bit-flipped and overwritten corpus files: exit 1
   MESSAGE("damaged files: " << runs << " pte-run info runs, " << refused << " refused");
   CHECK(refused > runs / 4);
 }
+
+TEST_CASE("info CLI: --memory prints the file's plan next to our lifetime re-plan") {
+  NEED_CLI();
+  const std::string f = "fixtures/data/mlp/model.pte";
+  if (!exists(f)) {
+    MESSAGE("skipped: " << f << " not found");
+    return;
+  }
+  pte::json::Value plain = run_json(q(f));
+  CHECK(method(plain, "forward")->find("memory") == nullptr);  // only with --memory
+  pte::json::Value doc = run_json("--memory " + q(f));
+  const auto* fwd = method(doc, "forward");
+  REQUIRE(fwd);
+  const auto* mem = fwd->find("memory");
+  REQUIRE(mem);
+  int64_t file_plan = 0;
+  for (int64_t b : ints(*fwd->find("planned_memory"))) file_plan += b;
+  CHECK(file_plan > 0);
+  CHECK(mem->find("file_plan_bytes")->as_int() == file_plan);
+  CHECK(mem->find("file_plan_arena_bytes")->as_int() == file_plan);
+  // Our plan holds at least the largest tensor the method writes and is 64-byte granular.
+  int64_t replanned = mem->find("replanned_bytes")->as_int();
+  CHECK(replanned > 0);
+  CHECK(replanned % 64 == 0);
+  Run r = run_cli("info --memory " + q(f));
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("re-planned memory") != std::string::npos);
+  CHECK(r.out.find("the file's plan: ") != std::string::npos);
+
+  std::string qnn = kCorpus + "executorch/stories260k_hybrid_llama_qnn.pte";
+  if (exists(qnn)) {
+    pte::json::Value d = run_json("--memory " + q(qnn));
+    const auto* kv = method(d, "kv_forward");
+    REQUIRE(kv);
+    const auto* m = kv->find("memory");
+    REQUIRE(m);
+    CHECK(m->find("error")->as_string().find("QnnBackend") != std::string::npos);
+    CHECK(method(d, "get_dim")->find("memory") == nullptr);  // constant methods have no arenas
+  }
+}
