@@ -419,6 +419,36 @@ struct BundleInfo {
   std::vector<std::pair<std::string, size_t>> suites;  // method, number of test cases
 };
 
+// --memory: per method, the file's plan next to our lifetime re-plan (memory_planner/),
+// measured by loading the method both ways.
+struct MethodMemory {
+  bool computed = false;   // a compute method that --memory tried to load
+  bool loaded = false;
+  uint64_t file_plan = 0;  // sum of the file's non_const_buffer_sizes[1..]
+  uint64_t file_arena = 0; // arena bytes loaded with the file's plan (differs when the plan is incomplete)
+  uint64_t replanned = 0;  // arena bytes of our re-plan
+  std::string error;       // why the method did not load
+};
+struct MemoryReport {
+  bool present = false;
+  std::vector<MethodMemory> methods;  // by method index
+};
+const MemoryReport* g_memory = nullptr;
+
+const MethodMemory* memory_of(const ProgramInfo& pi, const MethodInfo& m) {
+  if (!g_memory || !g_memory->present) return nullptr;
+  size_t k = static_cast<size_t>(&m - pi.methods.data());
+  if (k >= g_memory->methods.size() || !g_memory->methods[k].computed) return nullptr;
+  return &g_memory->methods[k];
+}
+
+std::string percent_text(uint64_t part, uint64_t whole) {
+  if (whole == 0) return "-";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f%%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+  return b;
+}
+
 // Method readiness in this build.
 std::string readiness(const MethodInfo& m, size_t* missing_ops, size_t* bad_delegates) {
   *missing_ops = 0;
@@ -489,6 +519,16 @@ void print_text(const std::string& file, const Program& program, const BundleInf
     for (size_t k = 0; k < m.planned_buffers.size(); ++k)
       mem += (k ? ", " : "") + std::string("arena ") + std::to_string(k + 1) + ": " + bytes_text(static_cast<uint64_t>(m.planned_buffers[k]));
     t.row({"planned memory", mem});
+    if (const MethodMemory* mm = memory_of(pi, m)) {
+      if (!mm->loaded) {
+        t.row({"re-planned memory", "not computed: " + shown(mm->error, 400)});
+      } else {
+        std::string r = bytes_text(mm->replanned) + " (our lifetime plan; the file's plan: " + bytes_text(mm->file_plan);
+        if (mm->file_plan) r += ", " + percent_text(mm->replanned, mm->file_plan) + " of it";
+        if (mm->file_arena != mm->file_plan) r += "; loaded with the file's plan: " + bytes_text(mm->file_arena);
+        t.row({"re-planned memory", r + ")"});
+      }
+    }
     size_t mo, bd;
     t.row({"status", readiness(m, &mo, &bd)});
     t.print(f, "  ", "  ");
@@ -647,6 +687,16 @@ Value program_json(const std::string& file, const Program& program, const Bundle
     }
     Value& mem = o.set("planned_memory", Value::array());
     for (int64_t b : m.planned_buffers) mem.push(Value(static_cast<long long>(b)));
+    if (const MethodMemory* mm = memory_of(pi, m)) {
+      Value& r = o.set("memory", Value::object());
+      r.set("file_plan_bytes", Value(static_cast<unsigned long long>(mm->file_plan)));
+      if (mm->loaded) {
+        r.set("file_plan_arena_bytes", Value(static_cast<unsigned long long>(mm->file_arena)));
+        r.set("replanned_bytes", Value(static_cast<unsigned long long>(mm->replanned)));
+      } else {
+        r.set("error", Value(mm->error));
+      }
+    }
   }
   return doc;
 }
@@ -714,11 +764,13 @@ int describe_ptd(const std::string& path, bool as_json) {
 
 void usage(std::FILE* f) {
   std::fprintf(f,
-               "usage: pte-run info MODEL.pte [--data FILE.ptd]... [--json]\n"
+               "usage: pte-run info MODEL.pte [--data FILE.ptd]... [--memory] [--json]\n"
                "  Describes a program without running it: file layout, methods (inputs, outputs,\n"
                "  operators, delegates, planned memory) and the values of constant methods.\n"
                "  MODEL may also be a bundled program (.bpte) or an external data file (.ptd).\n"
                "  --data FILE.ptd   external weights the program refers to (repeatable)\n"
+               "  --memory          also load each method with the file's memory plan and with our\n"
+               "                    lifetime re-plan and print both arena sizes\n"
                "  --json            print one JSON document instead of text\n");
 }
 
@@ -733,6 +785,7 @@ int cmd_info(int argc, char** argv) {
   std::string model;
   OpenOptions options;
   bool as_json = false;
+  bool with_memory = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") {
@@ -741,6 +794,8 @@ int cmd_info(int argc, char** argv) {
     }
     if (a == "--json") {
       as_json = true;
+    } else if (a == "--memory") {
+      with_memory = true;
     } else if (a == "--data" || a.rfind("--data=", 0) == 0) {
       std::string v;
       if (a == "--data") {
@@ -806,12 +861,41 @@ int cmd_info(int argc, char** argv) {
   }
   if (!s) return fail(s.message());
 
+  MemoryReport memory;
+  if (with_memory) {
+    memory.present = true;
+    const ProgramInfo& pi = program->info();
+    memory.methods.resize(pi.methods.size());
+    for (size_t k = 0; k < pi.methods.size(); ++k) {
+      const MethodInfo& m = pi.methods[k];
+      if (is_constant_method(m)) continue;
+      MethodMemory& mm = memory.methods[k];
+      mm.computed = true;
+      for (int64_t b : m.planned_buffers) mm.file_plan += static_cast<uint64_t>(b);
+      Program::MethodOptions mo;
+      mo.num_threads = 1;
+      std::unique_ptr<Method> method;
+      Status ls = program->load_method(m.name, mo, &method);
+      if (ls) {
+        mm.file_arena = method->arena_bytes();
+        method.reset();
+        mo.replan_memory = true;
+        ls = program->load_method(m.name, mo, &method);
+        if (ls) mm.replanned = method->arena_bytes();
+      }
+      mm.loaded = ls.is_ok();
+      if (!ls) mm.error = ls.message();
+    }
+    g_memory = &memory;
+  }
+
   if (as_json) {
     Value doc = program_json(model, *program, bundle, options.data_files);
     std::printf("%s\n", json::write(doc, 2).c_str());
   } else {
     print_text(model, *program, bundle, options.data_files);
   }
+  g_memory = nullptr;
   return std::fflush(stdout) == 0 ? 0 : 1;
 }
 

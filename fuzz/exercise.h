@@ -110,12 +110,22 @@ inline Result exercise(const uint8_t* data, size_t size, bool load_methods = tru
   volatile size_t sink = touch_info(program->info());
   (void)sink;
   if (!load_methods) return r;
+  // One thread: a pool is not built from the file's content, and creating one per
+  // load would dominate the time of a sweep.
+  Program::MethodOptions mo;
+  mo.num_threads = 1;
   for (const auto& m : program->info().methods) {
     std::unique_ptr<Method> method;
-    Status ls = program->load_method(m.name, {}, &method);
+    Status ls = program->load_method(m.name, mo, &method);
     if (ls) {
       ++r.methods_loaded;
       if (!method && r.bad_message.empty()) r.bad_message = "load_method returned ok without a method";
+      // Loadable with the file's plan: our lifetime re-planner must cope with it too.
+      method.reset();
+      Program::MethodOptions ro = mo;
+      ro.replan_memory = true;
+      Status rs = program->load_method(m.name, ro, &method);
+      if (!rs && !message_ok(rs) && r.bad_message.empty()) r.bad_message = "load_method (re-planned): '" + rs.message() + "'";
     } else {
       ++r.load_failures;
       if (!message_ok(ls) && r.bad_message.empty()) r.bad_message = "load_method: '" + ls.message() + "'";

@@ -531,11 +531,19 @@ struct MethodImpl::Load {
 
     m.replanned_ = options.replan_memory || incomplete;
     if (!m.replanned_) {
+      // Only the arenas some tensor lives in get memory: a damaged plan may list
+      // thousands of buffers of any size (each a heap block zero-filled, or a mapping),
+      // so what is allocated is bounded by the tensors the plan places, not by the
+      // plan's list. Sizes still count in arena_bytes() as the file states them.
+      std::vector<uint8_t> used(narenas, 0);
+      for (const Slot& s : slots)
+        if (s.needs_memory) used[s.mem_id - 1] = 1;
       m.arenas_.resize(narenas);
       for (uint32_t a = 0; a < narenas; ++a) {
         size_t size = static_cast<size_t>(sizes->Get(a + 1));
-        if (!m.arenas_[a].allocate(size)) return fail("cannot allocate planned buffer " + num(a + 1) + " (" + num(size) + " bytes)");
         m.arena_bytes_ += size;
+        if (!used[a]) continue;
+        if (!m.arenas_[a].allocate(size)) return fail("cannot allocate planned buffer " + num(a + 1) + " (" + num(size) + " bytes)");
       }
       for (const Slot& s : slots) {
         if (!s.needs_memory) continue;

@@ -35,11 +35,12 @@ constexpr size_t kAlignment = 64;
 
 inline size_t align_up(size_t n, size_t a = kAlignment) { return (n + a - 1) / a * a; }
 
-// A zeroed, 64-byte aligned block of memory. From 1 MiB up it is an anonymous
-// mapping (zero pages, committed as they are touched).
+// A zeroed, 64-byte aligned block of memory. From 16 KiB up it is an anonymous
+// mapping (zero pages, committed as they are touched), so allocating an arena never
+// writes more than 16 KiB whatever size a (possibly damaged) plan asks for.
 class Arena {
  public:
-  static constexpr size_t kMapThreshold = size_t{1} << 20;
+  static constexpr size_t kMapThreshold = size_t{16} << 10;
   static constexpr size_t kMaxArenaBytes = size_t{1} << 40;  // refuses absurd plans outright
 
   Arena() = default;

@@ -35,7 +35,8 @@ CORPUS=../shared/pte-corpus
 if [ "$TARGET" = fuzz_loader ]; then
   if [ -d "$CORPUS" ]; then
     find "$CORPUS" -type f \( -name '*.pte' -o -name '*.bpte' -o -name '*.ptd' \) | while read -r f; do
-      cp "$f" "$SEEDS/$(echo "$f" | tr '/' '_')"
+      rel="${f#"$CORPUS"/}"
+      cp "$f" "$SEEDS/corpus_$(echo "$rel" | tr '/' '_')"   # (not "..": no hidden seed files)
     done
     # Programs with their external data (program + marker + .ptd).
     for pair in "executorch/module_linear.pte executorch/module_linear.ptd" \

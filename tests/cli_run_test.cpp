@@ -330,3 +330,79 @@ TEST_CASE("cli run: big tensors are summarised numpy-style in text, complete in 
   REQUIRE(data.size() == 8192);
   CHECK(data.items()[8191].as_double() == 0.000244140625);
 }
+
+// Every positive portable corpus case through `pte-run run --json`, with the inputs
+// and outputs its README states (the XNNPACK-delegated files are tested with the
+// delegate). Each case also checks that running it with no inputs fails with the
+// method's signature.
+TEST_CASE("cli run: every portable corpus case prints the README's values with --json") {
+  SKIP_WITHOUT_CORPUS();
+  struct Case {
+    std::string file;
+    std::vector<std::string> args;   // after the file: inputs, --data
+    std::vector<std::vector<double>> want;  // per output, the data; empty: not checked here
+    std::vector<std::vector<int64_t>> shapes;
+    const char* signature;           // printed when inputs are missing
+  };
+  const std::string c = kCorpus;
+  const std::vector<Case> cases = {
+      {"executorch/add_apple.pte", {"-i", "f32[1]:1", "-i", "f32[1]:1"}, {{2}}, {{1}}, "forward(f32[1], f32[1]) -> (f32[1])"},
+      {"executorch/add_apple.pte", {"-i", "f32[1]:2", "-i", "f32[1]:3"}, {{5}}, {{1}}, nullptr},
+      {"executorch/add_apple.pte", {"-i", "f32[1]:13.25", "-i", "f32[1]:29.25"}, {{42.5}}, {{1}}, nullptr},
+      {"executorch/arduino_AddModel.pte", {"-i", "f32[3]:1,2,3"}, {{2, 3, 4}}, {{3}}, "forward(f32[3]) -> (f32[3])"},
+      {"executorch-rs/add.pte", {"-i", "f32[1]:1", "-i", "f32[1]:1"}, {{2}}, {{1}}, "forward(f32[1], f32[1])"},
+      {"executorch-rs/no_std_add.pte", {"-i", "f32[1]:1", "-i", "f32[1]:1"}, {{2}}, {{1}}, "forward(f32[1], f32[1])"},
+      {"executorch/pr17248_add.pte", {"-i", "f32[1]:1", "-i", "f32[1]:1"}, {{2}}, {{1}}, "forward(f32[1], f32[1])"},
+      {"node-executorch/mul.pte", {"-i", "f32[3,2]:1,2,3,4,5,6", "-i", "f32[3,2]:1,2,3,4,5,6"}, {{1, 4, 9, 16, 25, 36}}, {{3, 2}},
+       "forward(f32[3,2], f32[3,2])"},
+      {"executorch-numpy-runtime/dtypes.pte", {"-i", "i64[1]:3", "-i", "f32[1]:2.5"}, {{6}, {5}}, {{1}, {1}}, "forward(i64[1], f32[1])"},
+      {"executorch-rs/data_map_model.pte", {"-i", "f32[2,2]:1,2,3,4", "--data", c + "executorch-rs/_default_external_constant.ptd"},
+       {{5, 8, 11, 14}}, {{2, 2}}, "forward(f32[2,2])"},
+      {"executorch/module_model_2024-03.pte", {"-i", "f32[1,2]:1,2"}, {{1.5}}, {{1}}, "forward(f32[1,2])"},
+      {"executorch/module_linear.pte", {"-i", "f32[3,3]:2,3,4,2,3,4,2,3,4", "--data", c + "executorch/module_linear.ptd"}, {}, {{3, 3}},
+       "forward(f32[3,3])"},
+      {"executorch/ModuleLinear-no-constant-segment.pte", {"-i", "f32[2,2]:1,-2,0.5,3"}, {}, {{2, 2}}, "forward(f32[2,2])"},
+      {"executorch-numpy-runtime/multi.pte", {"-i", "f32[2]:1.5,-4"}, {}, {{2}}, "forward(f32[2])"},
+      {"executorch-numpy-runtime/multi.pte", {"--method", "double", "-i", "f32[2]:1.5,-4"}, {}, {{2}}, "double(f32[2])"},
+      {"executorch-numpy-runtime/const_methods.pte", {"-i", "f32[3]:0,1,-7.5"}, {}, {{3}}, "forward(f32[3])"},
+  };
+  for (const Case& k : cases) {
+    std::vector<std::string> argv = {"run", c + k.file};
+    argv.insert(argv.end(), k.args.begin(), k.args.end());
+    argv.push_back("--json");
+    Result r = run(argv);
+    INFO(k.file << " " << k.args.size() << " args; stderr: " << r.err);
+    REQUIRE(r.code == 0);
+    pte::json::Value doc = parse_json(r);
+    const pte::json::Value& outs = *doc.find("outputs");
+    REQUIRE(outs.size() == k.shapes.size());
+    for (size_t o = 0; o < outs.size(); ++o) {
+      CAPTURE(o);
+      std::vector<int64_t> shape;
+      for (const auto& d : outs[o].find("shape")->items()) shape.push_back(d.as_int());
+      CHECK(shape == k.shapes[o]);
+      const auto& data = outs[o].find("data")->items();
+      for (const auto& v : data) CHECK(std::isfinite(v.as_double()));
+      if (o < k.want.size()) {
+        REQUIRE(data.size() == k.want[o].size());
+        for (size_t i = 0; i < data.size(); ++i) CHECK(data[i].as_double() == doctest::Approx(k.want[o][i]).epsilon(1e-6));
+      }
+    }
+    if (k.file.find("multi.pte") != std::string::npos || k.file.find("const_methods.pte") != std::string::npos) {
+      // x + a constant from the file: the same offset for every element.
+      const auto& data = outs[0].find("data")->items();
+      std::vector<double> x = k.file.find("multi") != std::string::npos ? std::vector<double>{1.5, -4} : std::vector<double>{0, 1, -7.5};
+      for (size_t i = 1; i < data.size(); ++i)
+        CHECK(data[i].as_double() - x[i] == doctest::Approx(data[0].as_double() - x[0]));
+    }
+    if (k.signature) {
+      std::vector<std::string> bare = {"run", c + k.file};
+      for (size_t i = 0; i + 1 < k.args.size(); ++i)
+        if (k.args[i] == "--data" || k.args[i] == "--method") bare.insert(bare.end(), {k.args[i], k.args[i + 1]});
+      Result m = run(bare);
+      CHECK(m.code == 1);
+      CHECK(m.out.empty());
+      CHECK_MESSAGE(has(m.err, std::string("signature: ") + k.signature), m.err);
+    }
+  }
+}

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -619,5 +620,236 @@ TEST_CASE("info CLI: errors are one line on stderr with exit 1; usage errors exi
     r = run_cli("info " + q(pte) + " --data " + q(pte));
     CHECK(r.code == 1);
     CHECK(r.err == "pte-run: " + pte + ": this is a program (.pte), not a .ptd data file\n");
+  }
+}
+
+// ---------------------------------------------------------------- corpus README, damaged files
+
+namespace {
+
+// The corpus README's "ops" column names ATen operators without their namespace.
+std::string full_op_name(const std::string& s) { return s.find("::") == std::string::npos ? "aten::" + s : s; }
+
+struct CorpusCase {
+  const char* file;
+  const char* data;                      // .ptd to pass with --data, or nullptr
+  std::vector<const char*> ops;          // union over the methods (README "ops" column)
+  std::vector<const char*> delegates;    // README "delegates" column
+  std::vector<const char*> methods;      // methods that must be there (compute and constant)
+  size_t num_methods;                    // 0: not checked
+  bool runnable;                         // every compute method supported by this build (XNNPACK: not checked)
+};
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  for (const auto& x : v)
+    if (x == s) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("info CLI: methods, operators and delegates of every corpus file match the corpus README") {
+  NEED_CLI();
+  if (!exists(kCorpus + "README.md")) {
+    MESSAGE("skipped: " << kCorpus << " not found");
+    return;
+  }
+  const std::vector<CorpusCase> cases = {
+      {"executorch/add_apple.pte", nullptr, {"add.out"}, {}, {"forward"}, 1, true},
+      {"executorch/ModuleLinear-no-constant-segment.pte", nullptr, {"add.out", "mul.out"}, {}, {"forward"}, 1, true},
+      {"executorch/bundled_program.bpte", nullptr, {"add.out", "mul.out"}, {}, {"forward"}, 1, true},
+      {"executorch/arduino_AddModel.pte", nullptr, {"add.out"}, {}, {"forward"}, 1, true},
+      {"executorch/arduino_KeywordSpotting_cortex_m.pte", nullptr,
+       {"cortex_m::dequantize_per_tensor.out", "cortex_m::pad.out", "cortex_m::quantize_per_tensor.out",
+        "cortex_m::quantized_avg_pool2d.out", "cortex_m::quantized_conv2d.out", "cortex_m::quantized_depthwise_conv2d.out",
+        "cortex_m::quantized_linear.out", "dim_order_ops::_clone_dim_order.out"},
+       {}, {"forward"}, 1, false},
+      {"executorch/stories260k_hybrid_llama_qnn.pte", nullptr, {}, {"QnnBackend"},
+       {"kv_forward", "prefill_forward", "get_vocab_size", "get_n_layers", "get_dim", "get_bos_id", "get_eos_id",
+        "get_max_seq_len", "get_use_kv_cache"},
+       29, false},
+      {"executorch/module_linear.pte", "executorch/module_linear.ptd", {"addmm.out", "permute_copy.out"}, {}, {"forward"}, 1, true},
+      {"executorch/module_model_2024-03.pte", nullptr, {"clone.out", "eq.Scalar_out", "mean.out", "where.self_out"}, {}, {"forward"}, 1, true},
+      {"executorch/xor_training.pte", "executorch/xor_training.ptd",
+       {"_log_softmax.out", "addmm.out", "alias_copy.out", "argmax.out", "dim_order_ops::_to_dim_order_copy.out", "div.out",
+        "exp.out", "full_like.out", "gather.out", "mm.out", "mul.out", "ne.Scalar_out", "neg.out", "permute_copy.out",
+        "scalar_tensor.out", "scatter.value_out", "sigmoid.out", "squeeze_copy.dims_out", "sub.out", "sum.IntList_out",
+        "unsqueeze_copy.out", "view_copy.out", "where.self_out"},
+       {}, {"forward", "__et_training_fqn_forward"}, 0, true},
+      {"executorch/pr17248_maxpool2d.pte", nullptr, {"max_pool2d_with_indices.out"}, {}, {"forward"}, 1, true},
+      {"executorch/pr17248_softmax.pte", nullptr, {"_softmax.out"}, {}, {"forward"}, 1, true},
+      {"executorch/pr17248_cadence_conv2d_quantized.pte", nullptr,
+       {"cadence::dequantize_per_tensor.out", "cadence::quantize_per_tensor.out", "cadence::quantized_conv2d_nchw.per_tensor_out"},
+       {}, {"forward"}, 1, false},
+      {"executorch/pr17248_add.pte", nullptr, {"add.out"}, {}, {"forward"}, 1, true},
+      {"executorch-rs/data_map_model.pte", "executorch-rs/_default_external_constant.ptd", {"add.out", "mul.out"}, {}, {"forward"}, 1, true},
+      {"executorch-rs/add.pte", nullptr, {"add.out"}, {}, {"forward"}, 1, true},
+      {"executorch-rs/no_std_add.pte", nullptr, {"add.out"}, {}, {"forward"}, 1, true},
+      {"executorch-numpy-runtime/add_xnnpack.pte", nullptr, {}, {"XnnpackBackend"}, {"forward"}, 1, false},
+      {"executorch-numpy-runtime/const_methods.pte", nullptr, {"add.out", "dim_order_ops::_to_dim_order_copy.out"}, {},
+       {"forward", "get_scalar", "get_double", "get_bool", "get_tensor"}, 5, true},
+      {"executorch-numpy-runtime/dtypes.pte", nullptr, {"add.out"}, {}, {"forward"}, 1, true},
+      {"executorch-numpy-runtime/dynamic_xnnpack.pte", nullptr, {}, {"XnnpackBackend"}, {"forward"}, 1, false},
+      {"executorch-numpy-runtime/multi.pte", nullptr, {"add.out", "dim_order_ops::_to_dim_order_copy.out"}, {}, {"forward", "double"}, 2, true},
+      {"executorch-numpy-runtime/quantized_xnnpack.pte", nullptr, {}, {"XnnpackBackend"}, {"forward"}, 1, false},
+      {"executorch-numpy-runtime/lstm/lstm_etnp_custom_op.pte", nullptr, {"etnp::lstm.out"}, {}, {"forward"}, 1, false},
+      {"node-executorch/mul.pte", nullptr, {"mul.out"}, {}, {"forward"}, 1, true},
+      {"cmsis-executorch/ethos_u_minimal_example.pte", nullptr,
+       {"quantized_decomposed::dequantize_per_tensor.out", "quantized_decomposed::quantize_per_tensor.out"}, {"EthosUBackend"},
+       {"forward"}, 1, false},
+  };
+  size_t checked = 0;
+  for (const CorpusCase& c : cases) {
+    std::string f = kCorpus + c.file;
+    INFO("file: " << f);
+    if (!exists(f)) {
+      FAIL_CHECK("listed in the corpus README but missing");
+      continue;
+    }
+    std::string args = q(f);
+    if (c.data) args += " --data " + q(kCorpus + c.data);
+    Run text = run_cli("info " + args);
+    CHECK(text.code == 0);
+    CHECK(text.err.empty());
+    pte::json::Value doc = run_json(args);
+    const auto& methods = *doc.find("methods");
+    if (c.num_methods) CHECK(methods.size() == c.num_methods);
+    for (const char* name : c.methods) CHECK_MESSAGE(method(doc, name) != nullptr, "method " << name);
+    std::vector<std::string> ops, dels;
+    bool all_supported = true;
+    for (const auto& m : methods.items()) {
+      for (const auto& op : m.find("operators")->items()) {
+        if (!contains(ops, op.find("name")->as_string())) ops.push_back(op.find("name")->as_string());
+        if (!op.find("supported")->as_bool()) all_supported = false;
+      }
+      for (const auto& d : m.find("delegates")->items()) {
+        if (!contains(dels, d.find("backend")->as_string())) dels.push_back(d.find("backend")->as_string());
+        if (d.find("backend")->as_string() != "XnnpackBackend") CHECK_FALSE(d.find("supported")->as_bool());
+      }
+      // The text form lists each operator too.
+      for (const auto& op : m.find("operators")->items()) CHECK(text.out.find(op.find("name")->as_string()) != std::string::npos);
+    }
+    std::vector<std::string> want_ops;
+    for (const char* o : c.ops) want_ops.push_back(full_op_name(o));
+    CHECK(ops.size() == want_ops.size());
+    for (const auto& o : want_ops) CHECK_MESSAGE(contains(ops, o), "operator " << o << " not listed");
+    CHECK(dels.size() == c.delegates.size());
+    for (const char* d : c.delegates) CHECK_MESSAGE(contains(dels, d), "delegate " << d << " not listed");
+    bool xnnpack = !c.delegates.empty() && std::string(c.delegates[0]) == "XnnpackBackend";
+    if (!xnnpack) {
+      if (c.delegates.empty()) CHECK(all_supported == c.runnable);  // else refused for the delegate
+      for (const auto& m : methods.items())
+        if (m.find("kind")->as_string() == "compute") CHECK(m.find("runnable")->as_bool() == c.runnable);
+    }
+    ++checked;
+  }
+  CHECK(checked == cases.size());
+}
+
+TEST_CASE("info CLI: truncated, bit-flipped and overwritten corpus files: exit 1 with one line naming the file, never a signal") {
+  NEED_CLI();
+  std::vector<std::string> sources;
+  for (const char* rel : {"executorch/add_apple.pte", "executorch/arduino_AddModel.pte", "executorch/module_linear.pte",
+                          "executorch/xor_training.pte", "executorch/bundled_program.bpte", "executorch/xor_training.ptd",
+                          "executorch-numpy-runtime/const_methods.pte", "executorch-numpy-runtime/dynamic_xnnpack.pte",
+                          "executorch-numpy-runtime/lstm/lstm_etnp_custom_op.pte", "cmsis-executorch/ethos_u_minimal_example.pte",
+                          "executorch/ModuleLinear-no-constant-segment.pte"})
+    if (exists(kCorpus + rel)) sources.push_back(kCorpus + rel);
+  if (exists("fixtures/data/mlp/model.pte")) sources.push_back("fixtures/data/mlp/model.pte");
+  if (sources.empty()) {
+    MESSAGE("skipped: no corpus or fixture files");
+    return;
+  }
+  std::string dir = temp_dir();
+  uint64_t rng = 88172645463325252ull;
+  auto next = [&]() {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+  };
+  size_t runs = 0, refused = 0;
+  for (const auto& src : sources) {
+    std::vector<uint8_t> orig = read_bytes(src);
+    REQUIRE(orig.size() > 64);
+    std::vector<std::vector<uint8_t>> mutants;
+    for (size_t len : {size_t{0}, size_t{7}, size_t{31}, orig.size() / 3, orig.size() / 2, orig.size() - 1})
+      mutants.emplace_back(orig.begin(), orig.begin() + static_cast<std::ptrdiff_t>(len));
+    for (int k = 0; k < 8; ++k) {
+      std::vector<uint8_t> m = orig;
+      size_t pos = next() % std::min<size_t>(m.size(), 4096);  // mostly the flatbuffer
+      m[pos] ^= static_cast<uint8_t>(1u << (next() % 8));
+      mutants.push_back(std::move(m));
+    }
+    for (int k = 0; k < 4; ++k) {
+      std::vector<uint8_t> m = orig;
+      size_t off = (next() % (std::min<size_t>(m.size(), 4096) - 4)) & ~size_t{3};
+      const uint32_t w = k % 2 ? 0xFFFFFFFFu : 0x7FFFFFFFu;
+      std::memcpy(m.data() + off, &w, 4);
+      mutants.push_back(std::move(m));
+    }
+    std::string ext = src.substr(src.rfind('.'));
+    for (size_t k = 0; k < mutants.size(); ++k) {
+      std::string path = dir + "/damaged-" + std::to_string(runs) + ext;
+      write_bytes(path, mutants[k].data(), mutants[k].size());
+      for (const char* mode : {"", "--json "}) {
+        INFO("source: " << src << ", mutant " << k << " (" << mutants[k].size() << " bytes), mode '" << std::string(mode) << "'");
+        Run r = run_cli(std::string("info ") + mode + q(path));
+        ++runs;
+        CHECK_MESSAGE((r.code == 0 || r.code == 1), "exit " << r.code << " stderr: " << r.err);
+        if (r.code != 0) {
+          ++refused;
+          CHECK(r.out.empty());
+          CHECK(count_lines(r.err) == 1);
+          // Names the file ("FILE: ..." or, inside a bundled program, "FILE (embedded program): ...").
+          CHECK_MESSAGE(r.err.rfind("pte-run: " + path, 0) == 0, r.err);
+        } else {
+          CHECK(r.err.empty());
+        }
+      }
+      std::remove(path.c_str());
+    }
+  }
+  MESSAGE("damaged files: " << runs << " pte-run info runs, " << refused << " refused");
+  CHECK(refused > runs / 4);
+}
+
+TEST_CASE("info CLI: --memory prints the file's plan next to our lifetime re-plan") {
+  NEED_CLI();
+  const std::string f = "fixtures/data/mlp/model.pte";
+  if (!exists(f)) {
+    MESSAGE("skipped: " << f << " not found");
+    return;
+  }
+  pte::json::Value plain = run_json(q(f));
+  CHECK(method(plain, "forward")->find("memory") == nullptr);  // only with --memory
+  pte::json::Value doc = run_json("--memory " + q(f));
+  const auto* fwd = method(doc, "forward");
+  REQUIRE(fwd);
+  const auto* mem = fwd->find("memory");
+  REQUIRE(mem);
+  int64_t file_plan = 0;
+  for (int64_t b : ints(*fwd->find("planned_memory"))) file_plan += b;
+  CHECK(file_plan > 0);
+  CHECK(mem->find("file_plan_bytes")->as_int() == file_plan);
+  CHECK(mem->find("file_plan_arena_bytes")->as_int() == file_plan);
+  // Our plan holds at least the largest tensor the method writes and is 64-byte granular.
+  int64_t replanned = mem->find("replanned_bytes")->as_int();
+  CHECK(replanned > 0);
+  CHECK(replanned % 64 == 0);
+  Run r = run_cli("info --memory " + q(f));
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("re-planned memory") != std::string::npos);
+  CHECK(r.out.find("the file's plan: ") != std::string::npos);
+
+  std::string qnn = kCorpus + "executorch/stories260k_hybrid_llama_qnn.pte";
+  if (exists(qnn)) {
+    pte::json::Value d = run_json("--memory " + q(qnn));
+    const auto* kv = method(d, "kv_forward");
+    REQUIRE(kv);
+    const auto* m = kv->find("memory");
+    REQUIRE(m);
+    CHECK(m->find("error")->as_string().find("QnnBackend") != std::string::npos);
+    CHECK(method(d, "get_dim")->find("memory") == nullptr);  // constant methods have no arenas
   }
 }
