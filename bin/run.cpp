@@ -43,7 +43,7 @@ void usage(std::FILE* f) {
                "  --json              print {\"method\", \"outputs\": [...]} with full data\n"
                "  --save-outputs DIR  write DIR/output_<i>.npy for every output\n"
                "  --threads N         kernel threads (default: physical cores)\n"
-               "  --repeat N          execute N times (inputs set once) and report the time\n");
+               "  --repeat N          execute N times (inputs set before each) and report the time\n");
 }
 
 struct Args {
@@ -208,6 +208,13 @@ int cmd_run(int argc, char** argv) {
 
   double total_ms = 0, min_ms = 0;
   for (int r = 0; r < a.repeat; ++r) {
+    // Planned input memory may be reused by intermediates during execute (as in the
+    // official runtime), so every run sets the inputs again, outside the timing.
+    if (r > 0) {
+      bound.clear();
+      s = util::set_inputs(*method, values, &bound);
+      if (!s) return fail(s.message());
+    }
     auto t0 = std::chrono::steady_clock::now();
     s = method->execute();
     auto t1 = std::chrono::steady_clock::now();

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "util/json.h"
+#include "util/compare.h"
 #include "util/npy.h"
 
 extern char** environ;
@@ -405,4 +406,26 @@ TEST_CASE("cli run: every portable corpus case prints the README's values with -
       CHECK_MESSAGE(has(m.err, std::string("signature: ") + k.signature), m.err);
     }
   }
+}
+
+// A planned input's memory is reused by intermediates during execute, so --repeat must set
+// the inputs again before every run: the prefill step of tiny_llama, run twice at the same
+// cache positions, gives the recorded output of step 0 both times.
+TEST_CASE("cli run: --repeat re-sets planned inputs (tiny_llama prefill twice)") {
+  const std::string d = "fixtures/data/tiny_llama/";
+  fs::path dir = fs::temp_directory_path() / ("pte_cli_repeat_" + std::to_string(::getpid()));
+  Result r = run({"run", d + "model.pte", "--input", d + "input_0_0.npy", "--input", d + "input_0_1.npy",
+                  "--repeat", "2", "--save-outputs", dir.string()});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  pte::util::HostTensor got, want;
+  REQUIRE(pte::util::npy_read((dir / "output_0.npy").string(), &got));
+  REQUIRE(pte::util::npy_read(d + "expected_et_0_0.npy", &want));
+  pte::util::CompareOptions opt;
+  opt.atol = 1e-4;
+  opt.rtol = 1e-3;
+  pte::util::CompareResult c = pte::util::compare_tensors(got, want, opt);
+  INFO(c.message);
+  CHECK(c.ok);
+  fs::remove_all(dir);
 }
