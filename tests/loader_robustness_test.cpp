@@ -39,6 +39,20 @@ extern "C" const char* __asan_default_options() { return "allocator_may_return_n
 
 namespace {
 
+// Peak-RSS growth the sweep may cause: ASan's quarantine and shadow memory hold on to
+// freed blocks (the sweep grew ~750 MiB under ASan, ~10 MiB in release), so it gets more room.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr size_t kSweepRssGrowth = size_t{2} << 30;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr size_t kSweepRssGrowth = size_t{2} << 30;
+#else
+constexpr size_t kSweepRssGrowth = size_t{1} << 30;
+#endif
+#else
+constexpr size_t kSweepRssGrowth = size_t{1} << 30;
+#endif
+
 bool is_file(const std::string& p) {
   struct stat st;
   return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
@@ -243,7 +257,7 @@ TEST_CASE("loader robustness: truncated, bit-flipped and overwritten files") {
                          << secs << " s, peak RSS " << (rss1 >> 20) << " MiB (" << (rss0 >> 20) << " MiB before)");
   CHECK(total.attempts > 1000);
   // Damaged files must not make the loader touch memory in proportion to what they claim.
-  CHECK_MESSAGE(rss1 < rss0 + (size_t{1} << 30), "peak RSS grew from " << (rss0 >> 20) << " MiB to " << (rss1 >> 20) << " MiB");
+  CHECK_MESSAGE(rss1 < rss0 + kSweepRssGrowth, "peak RSS grew from " << (rss0 >> 20) << " MiB to " << (rss1 >> 20) << " MiB");
 }
 
 TEST_CASE("loader robustness: the unmodified corpus files open") {
