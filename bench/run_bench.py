@@ -25,7 +25,7 @@ RAW = os.path.join(RESULTS, "raw")
 PTE_BENCH = os.path.join(ROOT, "build", "bench", "pte-bench")
 PTE_RUN = os.path.join(ROOT, "build", "bin", "pte-run")
 ET_WORKER = os.path.join(ROOT, "bench", "et_worker.py")
-SMOL_DIR = os.environ.get("SMOLLM2_DIR", "/work/models/smollm2")
+SMOL_DIR = os.environ.get("SMOLLM2_DIR", os.path.join(ROOT, "models", "smollm2"))
 SMOL_VARIANTS = [
     ("portable", "smollm2_portable.pte"),
     ("portable_custom", "smollm2_portable_custom.pte"),
