@@ -22,6 +22,10 @@ def register_llm_custom_ops():
         from executorch.extension.llm.custom_ops import custom_ops  # noqa: F401
     except Exception:
         pass
+    try:  # quantized_decomposed::embedding_byte and friends (the 8da4w exports)
+        import executorch.kernels.quantized  # noqa: F401
+    except Exception:
+        pass
 
 
 def now_ms():
