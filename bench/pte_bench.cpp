@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "llm/runner.h"
+#include "util/proc_stats.h"
 #include "pte/program.h"
 #include "util/host_tensor.h"
 #include "util/input_spec.h"
@@ -41,16 +42,8 @@ namespace {
 using pte::DType;
 using pte::Status;
 
-double now_ms() {
-  using namespace std::chrono;
-  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
-}
-
-long peak_rss_kb() {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_maxrss;
-}
+using pte::util::now_ms;
+using pte::util::peak_rss_kb;
 
 std::string json_escape(const std::string& s) {
   std::string o;

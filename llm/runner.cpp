@@ -1,4 +1,5 @@
 #include "llm/runner.h"
+#include "util/proc_stats.h"
 
 #include <sys/resource.h>
 
@@ -11,16 +12,8 @@ namespace pte {
 
 namespace {
 
-double now_ms() {
-  using namespace std::chrono;
-  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
-}
-
-long peak_rss_kb() {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_maxrss;
-}
+using util::now_ms;
+using util::peak_rss_kb;
 
 const MethodInfo* find_method(const ProgramInfo& info, const std::string& name) {
   for (const auto& m : info.methods)
