@@ -27,10 +27,40 @@ namespace pte::cli {
 
 namespace {
 
+// --dump: every tensor argument of every executed instruction, as .npy, with an index.
+struct Dumper {
+  std::string dir;
+  std::FILE* index = nullptr;
+  std::string error;
+  static bool observe(void* user, const InstructionEvent& e) {
+    Dumper* d = static_cast<Dumper*>(user);
+    for (size_t k = 0; k < e.nargs; ++k) {
+      const EValue* v = e.args[k];
+      if (!v || v->tag != Tag::Tensor || !v->t) continue;
+      if (!v->t->data && v->t->numel() > 0) continue;
+      util::HostValue h;
+      if (!util::host_from_evalue(*v, &h) || !util::npy_descr(h.tensor.dtype)) continue;
+      char name[96];
+      std::snprintf(name, sizeof(name), "c%zu_i%04zu_a%zu.npy", e.chain, e.instruction, k);
+      Status ws = util::npy_write((std::filesystem::path(d->dir) / name).string(), h.tensor);
+      if (!ws) {
+        d->error = ws.message();
+        return false;
+      }
+      std::string shape;
+      for (int64_t s : h.tensor.shape) shape += (shape.empty() ? "" : ",") + std::to_string(s);
+      std::fprintf(d->index, "%zu\t%zu\t%s\t%s\t%zu\t%s\t%s\t[%s]\n", e.chain, e.instruction, e.delegate ? "delegate" : "kernel",
+                   e.name, k, name, dtype_short_name(h.tensor.dtype), shape.c_str());
+    }
+    return true;
+  }
+};
+
 void usage(std::FILE* f) {
   std::fprintf(f,
                "usage: pte-run run MODEL.pte [--method NAME] [--data F.ptd]... [--input SPEC]...\n"
                "                   [--json] [--save-outputs DIR] [--threads N] [--repeat N]\n"
+               "                   [--dump DIR]\n"
                "\n"
                "  --method NAME       method to run (default: forward, or the only method)\n"
                "  --data F.ptd        external weights file (repeatable)\n"
@@ -43,7 +73,9 @@ void usage(std::FILE* f) {
                "  --json              print {\"method\", \"outputs\": [...]} with full data\n"
                "  --save-outputs DIR  write DIR/output_<i>.npy for every output\n"
                "  --threads N         kernel threads (default: physical cores)\n"
-               "  --repeat N          execute N times (inputs set before each) and report the time\n");
+               "  --repeat N          execute N times (inputs set before each) and report the time\n"
+               "  --dump DIR          debugging: after every instruction, write its tensor arguments\n"
+               "                      (outputs last) to DIR/c<chain>_i<instr>_a<arg>.npy, listed in DIR/index.tsv\n");
 }
 
 struct Args {
@@ -53,6 +85,7 @@ struct Args {
   std::vector<std::string> inputs;
   bool json = false;
   std::string save_dir;
+  std::string dump_dir;
   int threads = 0;
   int repeat = 1;
   bool timing = false;
@@ -108,6 +141,8 @@ int parse_args(int argc, char** argv, Args* a) {
       a->inputs.push_back(v);
     } else if (arg == "--save-outputs") {
       if (!need(&a->save_dir)) return 2;
+    } else if (arg == "--dump") {
+      if (!need(&a->dump_dir)) return 2;
     } else if (arg == "--threads") {
       if (!need(&v)) return 2;
       if (!parse_int(v.c_str(), 0, &a->threads)) {
@@ -206,6 +241,22 @@ int cmd_run(int argc, char** argv) {
   s = util::set_inputs(*method, values, &bound);
   if (!s) return fail_with_signature(s.message(), method->info());
 
+  Dumper dumper;
+  if (!a.dump_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(a.dump_dir, ec);
+    if (ec) return fail(a.dump_dir + ": cannot create directory: " + ec.message());
+    dumper.dir = a.dump_dir;
+    dumper.index = std::fopen((std::filesystem::path(a.dump_dir) / "index.tsv").string().c_str(), "w");
+    if (!dumper.index) return fail(a.dump_dir + "/index.tsv: cannot write");
+    std::fprintf(dumper.index, "chain\tinstruction\tkind\tname\targ\tfile\tdtype\tshape\n");
+    method->set_observer(&Dumper::observe, &dumper);
+  }
+  struct CloseIndex {
+    Dumper* d;
+    ~CloseIndex() { if (d->index) std::fclose(d->index); }
+  } close_index{&dumper};
+
   double total_ms = 0, min_ms = 0;
   for (int r = 0; r < a.repeat; ++r) {
     // Planned input memory may be reused by intermediates during execute (as in the
@@ -218,7 +269,8 @@ int cmd_run(int argc, char** argv) {
     auto t0 = std::chrono::steady_clock::now();
     s = method->execute();
     auto t1 = std::chrono::steady_clock::now();
-    if (!s) return fail(s.message());
+    if (!s) return fail(dumper.error.empty() ? s.message() : s.message() + ": " + dumper.error);
+    method->set_observer(nullptr, nullptr);  // --dump covers the first run
     double ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
     total_ms += ms;
     if (r == 0 || ms < min_ms) min_ms = ms;

@@ -290,6 +290,8 @@ Status MethodImpl::execute() {
           if (!ok || ctx_.failed())
             return error("instruction %u (%s): %s", local, op_names_[in.index].c_str(),
                          ctx_.failed() ? ctx_.message() : "the kernel failed without a message");
+          if (observer_ && !observe(c, local, in)) [[unlikely]]
+            return error("instruction %u (%s): stopped by the observer", local, op_names_[in.index].c_str());
           ++pc;
           break;
         }
@@ -306,6 +308,9 @@ Status MethodImpl::execute() {
           if (!ok || ctx_.failed())
             return error("instruction %u (delegate %u, %s): %s", local, in.index, delegate_ids_[in.index].c_str(),
                          ctx_.failed() ? ctx_.message() : "the backend failed without a message");
+          if (observer_ && !observe(c, local, in)) [[unlikely]]
+            return error("instruction %u (delegate %u, %s): stopped by the observer", local, in.index,
+                         delegate_ids_[in.index].c_str());
           ++pc;
           break;
         }
@@ -338,6 +343,17 @@ Status MethodImpl::execute() {
     }
   }
   return Status::ok();
+}
+
+bool MethodImpl::observe(size_t chain, uint32_t local, const Instr& in) {
+  InstructionEvent e;
+  e.chain = chain;
+  e.instruction = local;
+  e.delegate = in.kind == Instr::Delegate;
+  e.name = e.delegate ? delegate_ids_[in.index].c_str() : op_names_[in.index].c_str();
+  e.args = args_.data() + in.arg_begin;
+  e.nargs = in.nargs;
+  return observer_(observer_user_, e);
 }
 
 void MethodImpl::set_profiling(bool on) {

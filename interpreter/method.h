@@ -67,6 +67,7 @@ class MethodImpl final : public Method {
   size_t arena_bytes() const override { return arena_bytes_; }
   void set_profiling(bool on) override;
   std::vector<OpTiming> profile() const override;
+  void set_observer(InstructionObserver fn, void* user) override { observer_ = fn, observer_user_ = user; }
 
   // True when the arenas come from our re-plan rather than the file.
   bool replanned() const { return replanned_; }
@@ -82,6 +83,7 @@ class MethodImpl final : public Method {
   Status error(const char* fmt, ...) const __attribute__((format(printf, 2, 3)));
   Status input_mismatch(size_t index, const std::string& why) const;
   bool inputs_have_data(const Instr& in) const;
+  bool observe(size_t chain, uint32_t local, const Instr& in);
 
   const LoadedProgram* program_ = nullptr;
   MethodInfo info_;
@@ -111,6 +113,8 @@ class MethodImpl final : public Method {
   bool adaptive_threads_ = true;        // MethodOptions::adaptive_threads
   KernelContext ctx_;
   bool profiling_ = false;
+  InstructionObserver observer_ = nullptr;
+  void* observer_user_ = nullptr;
   std::vector<double> prof_ms_;         // per instruction, while profiling
   std::vector<uint64_t> prof_calls_;
   mutable char err_[1024] = {0};

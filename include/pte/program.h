@@ -98,6 +98,18 @@ struct ProgramInfo {
 
 class Method;
 
+// One executed instruction, as an observer sees it (Method::set_observer).
+struct InstructionEvent {
+  size_t chain = 0;
+  size_t instruction = 0;          // index within its chain
+  const char* name = "";           // "aten::add.out", or the backend id of a delegate
+  bool delegate = false;
+  EValue* const* args = nullptr;   // the instruction's arguments, after it ran (outputs last)
+  size_t nargs = 0;
+};
+// Returns false to stop execute() with an error naming the instruction.
+using InstructionObserver = bool (*)(void* user, const InstructionEvent& event);
+
 // Time spent per operator (or delegate) across the execute() calls made while
 // profiling was on (Method::set_profiling).
 struct OpTiming {
@@ -157,6 +169,10 @@ class Method {
   // Turning it on clears what was collected.
   virtual void set_profiling(bool on) { (void)on; }
   virtual std::vector<OpTiming> profile() const { return {}; }
+  // Debugging (pte-run run --dump): `fn` is called after every kernel and delegate
+  // instruction, with its arguments (read them before returning: memory is reused).
+  // Null turns it off. Costs one predictable branch per instruction when off.
+  virtual void set_observer(InstructionObserver fn, void* user) { (void)fn, (void)user; }
 };
 
 }  // namespace pte

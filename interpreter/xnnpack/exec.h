@@ -37,6 +37,7 @@ struct Prepared {
   std::vector<float> w;        // packed fp32 weights (conv: OIHW)
   std::vector<int32_t> wsum;   // quantized FC: per output channel sums of the weights (qd8 zero-point correction)
   std::vector<int8_t> wq;      // quantized FC: unpacked int8 weights [N, K] (4-bit unpacked, minus the zero point)
+  std::vector<float> ksum;     // blockwise FC: XNNPACK's packed zero-point term per output (qb4w_ksum)
 };
 
 struct State {
@@ -90,15 +91,41 @@ void clamp_output(const Node& n, float* y, int64_t count);
 struct QGemm {
   int64_t M = 0, N = 0, K = 0;
   const int8_t* x = nullptr;       // [M, K]
-  const float* x_scale = nullptr;  // [M]
+  const float* x_scale = nullptr;  // [M] dequantization scale of each row (XNNPACK's 1 / multiplier)
   const int32_t* x_zp = nullptr;   // [M]
   const int8_t* w = nullptr;       // [N, K]
   const int32_t* wsum = nullptr;   // [N * blocks] sums of w over each block
   const float* w_scale = nullptr;  // [N * blocks]
+  const float* ksum = nullptr;     // [N] blockwise only: XNNPACK's packed zero-point term (qb4w_ksum)
   int64_t block = 0;               // K / blocks (== K for per-channel)
   const float* bias = nullptr;     // [N] or null
   float* y = nullptr;              // [M, N]
 };
+
+// The float arithmetic of XNNPACK's qd8 x qb4w / qc8w / qc4w GEMMs, which the
+// official runtime runs: every SIMD kernel here ends in these, so all of them give
+// the same bits as the scalar reference (and as XNNPACK on the same inputs).
+//
+// Blockwise (qb4w): XNNPACK works on unsigned activations xu = x + 128 (zero point
+// zp + 128) and, per output, starts from ksum * (zp + 128), then adds each block's
+// integer dot product times the block scale with one fused multiply-add, in block
+// order; then multiplies by the row's dequantization scale and adds the bias.
+// `dot` is the signed block dot sum(x * w); sum(xu * w) = dot + 128 * wsum.
+inline float qb4w_start(float ksum, int32_t zp) { return ksum * static_cast<float>(zp + 128); }
+inline float qb4w_block(float acc, int32_t dot, int32_t wsum, float scale) {
+  return __builtin_fmaf(static_cast<float>(dot + 128 * wsum), scale, acc);
+}
+inline float qb4w_finish(float acc, float x_scale, float bias) { return acc * x_scale + bias; }
+// Per channel (qc8w / qc4w): the integer sum(x * w) - zp * sum(w), converted once,
+// times the row scale, then one fused multiply-add with the channel scale and bias.
+inline float qc_finish(int32_t acc, float x_scale, float w_scale, float bias) {
+  return __builtin_fmaf(static_cast<float>(acc) * x_scale, w_scale, bias);
+}
+// XNNPACK's packed zero-point term of one output channel of a blockwise filter:
+// starting from 0, minus (sum of each 16 consecutive weights) x its block's scale,
+// in K order (the packing of its AVX-512 VNNI / AVX2 kernels, kr = 8, two planes).
+float qb4w_ksum(const int8_t* w, int64_t K, int64_t block, const float* block_scales);
+
 void qgemm_qd8_scalar(const QGemm& q, int64_t n0, int64_t n1);
 void qgemm_qd8_avx2(const QGemm& q, int64_t n0, int64_t n1);
 void qgemm_qd8(pthreadpool* pool, const QGemm& q, bool force_scalar = false);

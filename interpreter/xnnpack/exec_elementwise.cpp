@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "interpreter/xnnpack/exec.h"
+#include "interpreter/xnnpack/xnn_math.h"
 #include "ops/reduce/softmax_rows.h"
 
 namespace pte::xnn {
@@ -43,15 +44,15 @@ bool run_unary(State& s, const Node& n) {
     case Op::Negate: map(x, y, c, [](float v) { return -v; }); break;
     case Op::Square: map(x, y, c, [](float v) { return v * v; }); break;
     case Op::SquareRoot: map(x, y, c, [](float v) { return std::sqrt(v); }); break;
-    case Op::ReciprocalSquareRoot: map(x, y, c, [](float v) { return 1.0f / std::sqrt(v); }); break;
+    case Op::ReciprocalSquareRoot: rsqrt_f32(x, y, c); break;  // XNNPACK's estimate + Newton step
     case Op::Floor: map(x, y, c, [](float v) { return std::floor(v); }); break;
     case Op::Ceiling: map(x, y, c, [](float v) { return std::ceil(v); }); break;
-    case Op::Sigmoid: map(x, y, c, [](float v) { return 1.0f / (1.0f + std::exp(-v)); }); break;
+    case Op::Sigmoid: sigmoid_f32(x, y, c); break;  // XNNPACK's approximation on this ISA
     case Op::Tanh: map(x, y, c, [](float v) { return std::tanh(v); }); break;
     case Op::Exp: map(x, y, c, [](float v) { return std::exp(v); }); break;
     case Op::Log: map(x, y, c, [](float v) { return std::log(v); }); break;
-    case Op::Sin: map(x, y, c, [](float v) { return std::sin(v); }); break;
-    case Op::Cos: map(x, y, c, [](float v) { return std::cos(v); }); break;
+    case Op::Sin: sin_f32(x, y, c); break;  // XNNPACK's rational approximation
+    case Op::Cos: cos_f32(x, y, c); break;
     case Op::Gelu: map(x, y, c, [](float v) { return 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f)); }); break;
     case Op::Hardswish: map(x, y, c, [](float v) { return v * std::min(std::max(v + 3.0f, 0.0f), 6.0f) / 6.0f; }); break;
     case Op::LeakyReLU: {

@@ -42,16 +42,20 @@ void store_q(DT t, uint8_t* p, int64_t i, int32_t v) {
     reinterpret_cast<int8_t*>(p)[i] = static_cast<int8_t>(v);
 }
 
-// XNNPACK's dynamic (qd8) asymmetric parameters for one row.
-void qd8_params(const float* x, int64_t k, float* scale, int32_t* zp) {
+// XNNPACK's dynamic (qd8) asymmetric parameters for one row: the quantization
+// multiplier q = 255 / (max - min) over the row and 0, the zero point from whichever
+// end rounds better, nudged to an integer. Values are quantized as round(x * q) + zp
+// and dequantized with 1 / q (what XNNPACK stores), never with (max - min) / 255.
+void qd8_params(const float* x, int64_t k, float* mult, float* dq_scale, int32_t* zp) {
   float mn = 0.0f, mx = 0.0f;
   for (int64_t i = 0; i < k; ++i) mn = std::min(mn, x[i]), mx = std::max(mx, x[i]);
   const float qmn = -128.0f, qmx = 127.0f;
-  const float s = mn == mx ? 1.0f : (mx - mn) / (qmx - qmn);
-  const float mns = mn / s, mxs = mx / s;
-  float z = (qmn + mns) + (qmx + mxs) > 0 ? qmn - mns : qmx - mxs;
+  const float q = mn == mx ? 1.0f : (qmx - qmn) / (mx - mn);
+  const float dmin = mn * q, dmax = mx * q;
+  float z = (qmn + dmin) + (qmx + dmax) > 0 ? qmn - dmin : qmx - dmax;
   z = std::min(std::max(z, qmn), qmx);
-  *scale = s;
+  *mult = q;
+  *dq_scale = 1.0f / q;
   *zp = static_cast<int32_t>(std::lrintf(z));
 }
 
@@ -88,13 +92,12 @@ bool run_convert(State& s, const Node& n) {
     const float* x = s.ptr<float>(n.in[0]);
     int8_t* y = reinterpret_cast<int8_t*>(o.data);
     for (int64_t r = 0; r < rows; ++r) {
-      float sc;
+      float mult, dq;
       int32_t zp;
-      qd8_params(x + r * k, k, &sc, &zp);
-      o.row_scale[r] = sc, o.row_zp[r] = zp;
-      const float inv = 1.0f / sc;
+      qd8_params(x + r * k, k, &mult, &dq, &zp);
+      o.row_scale[r] = dq, o.row_zp[r] = zp;
       for (int64_t i = 0; i < k; ++i) {
-        float q = std::nearbyint(x[r * k + i] * inv) + static_cast<float>(zp);
+        float q = std::nearbyint(x[r * k + i] * mult) + static_cast<float>(zp);
         y[r * k + i] = static_cast<int8_t>(std::min(std::max(q, -128.0f), 127.0f));
       }
     }
@@ -163,8 +166,23 @@ Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared
   p->wsum.assign(static_cast<size_t>(N * nb), 0);
   for (int64_t o = 0; o < N; ++o)
     for (int64_t k = 0; k < K; ++k) p->wsum[static_cast<size_t>(o * nb + k / block)] += p->wq[static_cast<size_t>(o * K + k)];
+  if (w.dtype == DT::QBInt4) {
+    p->ksum.resize(static_cast<size_t>(N));
+    for (int64_t o = 0; o < N; ++o)
+      p->ksum[static_cast<size_t>(o)] = qb4w_ksum(p->wq.data() + o * K, K, block, scales.data() + o * nb);
+  }
   p->w = std::move(scales);
   return Status::ok();
+}
+
+float qb4w_ksum(const int8_t* w, int64_t K, int64_t block, const float* block_scales) {
+  float acc = 0.0f;
+  for (int64_t k0 = 0; k0 < K; k0 += 16) {
+    int32_t s = 0;
+    for (int64_t k = k0; k < k0 + 16 && k < K; ++k) s += w[k];
+    acc = acc - static_cast<float>(s) * block_scales[k0 / block];
+  }
+  return acc;
 }
 
 // ---- qd8 GEMM kernels ----
@@ -177,14 +195,20 @@ void qgemm_qd8_scalar(const QGemm& q, int64_t n0, int64_t n1) {
     const int32_t xz = q.x_zp[m];
     for (int64_t n = n0; n < n1; ++n) {
       const int8_t* w = q.w + n * q.K;
-      float acc = 0.0f;
-      for (int64_t b = 0; b < nb; ++b) {
+      const float bias = q.bias ? q.bias[n] : 0.0f;
+      if (q.ksum) {
+        float acc = qb4w_start(q.ksum[n], xz);
+        for (int64_t b = 0; b < nb; ++b) {
+          int32_t dot = 0;
+          for (int64_t k = b * q.block; k < (b + 1) * q.block; ++k) dot += static_cast<int32_t>(x[k]) * static_cast<int32_t>(w[k]);
+          acc = qb4w_block(acc, dot, q.wsum[n * nb + b], q.w_scale[n * nb + b]);
+        }
+        q.y[m * q.N + n] = qb4w_finish(acc, xs, bias);
+      } else {
         int32_t dot = 0;
-        for (int64_t k = b * q.block; k < (b + 1) * q.block; ++k) dot += static_cast<int32_t>(x[k]) * static_cast<int32_t>(w[k]);
-        dot -= xz * q.wsum[n * nb + b];
-        acc += static_cast<float>(dot) * q.w_scale[n * nb + b];
+        for (int64_t k = 0; k < q.K; ++k) dot += static_cast<int32_t>(x[k]) * static_cast<int32_t>(w[k]);
+        q.y[m * q.N + n] = qc_finish(dot - xz * q.wsum[n], xs, q.w_scale[n], bias);
       }
-      q.y[m * q.N + n] = acc * xs + (q.bias ? q.bias[n] : 0.0f);
     }
   }
 }
@@ -209,44 +233,27 @@ __attribute__((target("avx2,fma"))) inline int32_t dot_i8_avx2(const int8_t* a, 
 
 }  // namespace
 
-// Per (row, column): int8 products summed per block in int32 lanes (madd), scaled by
-// the block scale in fp32 lanes; one horizontal sum per output. The zero-point
-// term uses the per-block weight sums (scalar, once per block).
+// Per (row, column): int8 products summed per block in int32 lanes (madd), the
+// block's lanes summed (integers: exact), then the shared epilogue per block.
 __attribute__((target("avx2,fma"))) void qgemm_qd8_avx2(const QGemm& q, int64_t n0, int64_t n1) {
   const int64_t nb = q.block ? q.K / q.block : 0;
-  const bool vec_blocks = q.block % 16 == 0;
   for (int64_t m = 0; m < q.M; ++m) {
     const int8_t* x = q.x + m * q.K;
     const float xs = q.x_scale[m];
     const int32_t xz = q.x_zp[m];
     for (int64_t n = n0; n < n1; ++n) {
       const int8_t* w = q.w + n * q.K;
-      const float* sc = q.w_scale + n * nb;
-      const int32_t* ws = q.wsum + n * nb;
-      float acc = 0.0f;
-      if (vec_blocks) {
-        __m256 vacc = _mm256_setzero_ps();
-        for (int64_t b = 0; b < nb; ++b) {
-          __m256i vd = _mm256_setzero_si256();
-          for (int64_t i = b * q.block; i < (b + 1) * q.block; i += 16) {
-            __m256i va = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i)));
-            __m256i vb = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + i)));
-            vd = _mm256_add_epi32(vd, _mm256_madd_epi16(va, vb));
-          }
-          vacc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(vd), _mm256_set1_ps(sc[b]), vacc);
-          acc -= static_cast<float>(xz * ws[b]) * sc[b];
-        }
-        __m128 h = _mm_add_ps(_mm256_castps256_ps128(vacc), _mm256_extractf128_ps(vacc, 1));
-        h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-        h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
-        acc += _mm_cvtss_f32(h);
+      const float bias = q.bias ? q.bias[n] : 0.0f;
+      if (q.ksum) {
+        const float* sc = q.w_scale + n * nb;
+        const int32_t* ws = q.wsum + n * nb;
+        float acc = qb4w_start(q.ksum[n], xz);
+        for (int64_t b = 0; b < nb; ++b)
+          acc = qb4w_block(acc, dot_i8_avx2(x + b * q.block, w + b * q.block, q.block), ws[b], sc[b]);
+        q.y[m * q.N + n] = qb4w_finish(acc, xs, bias);
       } else {
-        for (int64_t b = 0; b < nb; ++b) {
-          int32_t dot = dot_i8_avx2(x + b * q.block, w + b * q.block, q.block) - xz * ws[b];
-          acc += static_cast<float>(dot) * sc[b];
-        }
+        q.y[m * q.N + n] = qc_finish(dot_i8_avx2(x, w, q.K) - xz * q.wsum[n], xs, q.w_scale[n], bias);
       }
-      q.y[m * q.N + n] = acc * xs + (q.bias ? q.bias[n] : 0.0f);
     }
   }
 }
@@ -298,6 +305,7 @@ bool run_fully_connected_quantized(State& s, const Node& n) {
     q.M = M, q.N = N, q.K = K;
     q.x = reinterpret_cast<const int8_t*>(x.data), q.x_scale = x.row_scale, q.x_zp = x.row_zp;
     q.w = p.wq.data(), q.wsum = p.wsum.data(), q.w_scale = p.w.data();
+    q.ksum = vw.dtype == DT::QBInt4 ? p.ksum.data() : nullptr;
     q.block = vw.dtype == DT::QBInt4 ? vw.block_size : K;
     q.bias = n.in[2] >= 0 ? s.ptr<float>(n.in[2]) : nullptr;
     q.y = s.ptr<float>(n.out);

@@ -2,8 +2,10 @@
 
 #include <pthreadpool.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 namespace pte {
 
@@ -65,6 +67,109 @@ void sdpa_row(void* p, size_t row) {
   for (int64_t d = 0; d < D; ++d) op[d * o.strides[3]] = static_cast<T>(acc[d] * inv);
 }
 
+// float32: the official runtime's arithmetic, step by step (its flash-attention
+// kernel with key blocks of 512, as llama::custom_sdpa runs it), so that programs
+// that quantize the attention output (8da4w) give its bits:
+//   score = dot(k_j, q) with four interleaved partial sums, then * scale (or
+//   * scale + mask); per key block: block max, p = exp(score - max) summed in 16
+//   lanes then the tail in order (the tail's exp and sum in double, rounded to float
+//   once per step, as its scalar loop does), the running sum and output rescaled by
+//   exp(old max - new max); output = sum_j v_j * p_j in key order; finally
+//   * (1 / sum). Keys past a query's position (causal) score -inf.
+constexpr int64_t kKeyBlock = 512;
+
+// Its two matrix products run through the bundled BLAS sgemm, whose kernel keeps
+// one accumulator per output and adds each product with a fused multiply-add in
+// order of the inner index.
+inline float dot_fma(const float* a, const float* b, int64_t n) {
+  float acc = 0.f;
+  for (int64_t i = 0; i < n; ++i) acc = std::fma(a[i], b[i], acc);
+  return acc;
+}
+
+inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
+  const SdpaArgs& a = *job.a;
+  const int64_t S = job.S, Hq = job.Hq, D = job.D;
+  const int64_t s = static_cast<int64_t>(row) % S;
+  const int64_t h = static_cast<int64_t>(row) / S % Hq;
+  const int64_t b = static_cast<int64_t>(row) / S / Hq;
+  const int64_t hk = h / job.reps;
+  const Tensor &q = *a.q, &k = *a.k, &v = *a.v, &o = *a.out;
+  const float* qp = q.ptr<float>() + b * q.strides[0] + s * q.strides[1] + h * q.strides[2];
+  const float* kb = k.ptr<float>() + b * k.strides[0] + hk * k.strides[2];
+  const float* vb = v.ptr<float>() + b * v.strides[0] + hk * v.strides[2];
+  const int64_t pos = a.start_pos + s;
+  const float ninf = -std::numeric_limits<float>::infinity();
+  float qv[kMaxHeadDim], kv[kMaxHeadDim], dst[kMaxHeadDim], blk[kMaxHeadDim], sc[kKeyBlock];
+  for (int64_t d = 0; d < D; ++d) qv[d] = qp[d * q.strides[3]], dst[d] = 0.f;
+  const float* mrow = a.mask ? a.mask->ptr<float>() + s * a.mask->strides[0] : nullptr;
+  float run_max = ninf, run_sum = 0.f;
+  for (int64_t n = 0; n < a.kv_len; n += kKeyBlock) {
+    const int64_t nb = std::min(kKeyBlock, a.kv_len - n);
+    if (a.causal && n > pos) break;  // a block wholly in this query's future changes nothing
+    float bmax = ninf;
+    for (int64_t j = 0; j < nb; ++j) {
+      const float* kp = kb + (n + j) * k.strides[1];
+      float x;
+      if (a.causal && n + j > pos) {
+        x = ninf;
+      } else {
+        if (k.strides[3] == 1) {
+          x = dot_fma(kp, qv, D);
+        } else {
+          for (int64_t d = 0; d < D; ++d) kv[d] = kp[d * k.strides[3]];
+          x = dot_fma(kv, qv, D);
+        }
+      }
+      x = x * a.scale;
+      if (mrow) x = x + mrow[(n + j) * a.mask->strides[1]];
+      sc[j] = x;
+      bmax = std::max(bmax, x);
+    }
+    const float m = run_max > bmax ? run_max : bmax;
+    if (m == ninf) {
+      for (int64_t j = 0; j < nb; ++j) sc[j] = 0.f;
+    } else {
+      float lanes[16] = {};
+      const int64_t vec = nb / 16 * 16;
+      for (int64_t j = 0; j < vec; ++j) {
+        sc[j] = std::exp(sc[j] - m);
+        lanes[j % 16] += sc[j];
+      }
+      float bsum = 0.f;
+      for (int l = 0; l < 16; ++l) bsum += lanes[l];
+      for (int64_t j = vec; j < nb; ++j) {
+        // the tail calls the double exp and adds in double, rounding once
+        const double e = std::exp(static_cast<double>(sc[j] - m));
+        bsum = static_cast<float>(static_cast<double>(bsum) + e);
+        sc[j] = static_cast<float>(e);
+      }
+      const float c = std::exp(run_max - m);
+      run_sum = bsum + c * run_sum;
+      run_max = m;
+      if (n > 0)
+        for (int64_t d = 0; d < D; ++d) dst[d] = dst[d] * c;
+    }
+    for (int64_t d = 0; d < D; ++d) blk[d] = 0.f;
+    for (int64_t j = 0; j < nb; ++j) {
+      const float* vp = vb + (n + j) * v.strides[1];
+      const float w = sc[j];
+      for (int64_t d = 0; d < D; ++d) blk[d] = std::fma(vp[d * v.strides[3]], w, blk[d]);
+    }
+    for (int64_t d = 0; d < D; ++d) dst[d] = n == 0 ? blk[d] : dst[d] + blk[d];
+  }
+  float* op = o.ptr<float>() + b * o.strides[0] + s * o.strides[1] + h * o.strides[2];
+  const float inv = 1.f / run_sum;
+  for (int64_t d = 0; d < D; ++d) op[d * o.strides[3]] = dst[d] * inv;
+}
+
+// std::fma is one instruction where the CPU has FMA, a (slow, same-valued) libm
+// call otherwise.
+__attribute__((target("fma"))) void sdpa_row_f32_fma(void* p, size_t row) {
+  sdpa_row_f32_body(*static_cast<const SdpaJob<float>*>(p), row);
+}
+void sdpa_row_f32_plain(void* p, size_t row) { sdpa_row_f32_body(*static_cast<const SdpaJob<float>*>(p), row); }
+
 template <class T>
 void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
   SdpaJob<T> job{&a, a.q->sizes[1], a.q->sizes[2], a.q->sizes[3], a.q->sizes[2] / a.k->sizes[2]};
@@ -73,7 +178,9 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
   // the workers for; prefill chunks are split over rows.
   const int64_t keys = a.causal ? std::min(a.start_pos + job.S, a.kv_len) : a.kv_len;
   const double work = static_cast<double>(rows) * static_cast<double>(keys) * static_cast<double>(job.D);
-  pthreadpool_parallelize_1d(work >= double(1 << 20) ? ctx.threadpool : nullptr, sdpa_row<T>, &job, rows, 0);
+  pthreadpool_function_1d_t fn = sdpa_row<T>;
+  if constexpr (std::is_same_v<T, float>) fn = __builtin_cpu_supports("fma") ? sdpa_row_f32_fma : sdpa_row_f32_plain;
+  pthreadpool_parallelize_1d(work >= double(1 << 20) ? ctx.threadpool : nullptr, fn, &job, rows, 0);
 }
 
 }  // namespace

@@ -1,8 +1,14 @@
 // aten::mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out)
 // aten::mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out)
 //
-// mean = sum / count, the sum accumulated in double; the out dtype must be floating
-// (an integral input needs dtype=float*, as in torch). An empty reduction gives NaN.
+// mean = sum / count; the out dtype must be floating (an integral input needs
+// dtype=float*, as in torch). An empty reduction gives NaN.
+//
+// The sum is accumulated in the out dtype's accumulation type (float for float,
+// half and bfloat16 out; double for double out), element by element in index
+// order, then divided by the count in that type: the official runtime's portable
+// kernel does exactly this, and programs whose later ops quantize activations
+// (8da4w: per-row int8) only give the official results when the mean is bit-equal.
 #include "ops/reduce/reduce_util.h"
 
 namespace pte {
@@ -17,7 +23,19 @@ static bool mean_common(KernelContext& ctx, const char* op, const Tensor& in, co
   if (!parse_dim_mask(ctx, op, dim, in.dim, true, mask)) return false;
   ReducePlan p;
   if (!plan_reduce(ctx, in, mask, keepdim, out, p)) return false;
-  return sum_reduce(ctx, op, p, in, out, static_cast<double>(p.inner.numel));
+  if (out.dtype == DType::Double) return sum_reduce(ctx, op, p, in, out, static_cast<double>(p.inner.numel));
+  const float count = static_cast<float>(p.inner.numel);
+  bool ok = visit_any_dtype(in.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* x = in.ptr<T>();
+    parallel_for_each(ctx, p.outer, p.outer.numel * p.inner.numel, [&](int64_t a, int64_t b, int64_t) {
+      float acc = 0.0f;
+      for_each(p.inner, a, 0, [&](int64_t ia, int64_t) { acc += convert<float>(x[ia]); });
+      store_as(out, b, acc / count);
+    });
+  });
+  if (!ok) return ctx.fail("%s: unsupported input dtype %s", op, dtype_name(in.dtype));
+  return true;
 }
 
 bool mean_out(KernelContext& ctx, EValue** args) {
