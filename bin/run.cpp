@@ -60,7 +60,7 @@ void usage(std::FILE* f) {
   std::fprintf(f,
                "usage: pte-run run MODEL.pte [--method NAME] [--data F.ptd]... [--input SPEC]...\n"
                "                   [--json] [--save-outputs DIR] [--threads N] [--repeat N]\n"
-               "                   [--dump DIR]\n"
+               "                   [--dump DIR] [--then --input SPEC...]...\n"
                "\n"
                "  --method NAME       method to run (default: forward, or the only method)\n"
                "  --data F.ptd        external weights file (repeatable)\n"
@@ -74,6 +74,9 @@ void usage(std::FILE* f) {
                "  --save-outputs DIR  write DIR/output_<i>.npy for every output\n"
                "  --threads N         kernel threads (default: physical cores)\n"
                "  --repeat N          execute N times (inputs set before each) and report the time\n"
+               "  --then              run the method again (state such as a KV cache carries over) with the\n"
+               "                      --input specs that follow, e.g. a prefill then a decode step; the\n"
+               "                      outputs, --repeat and --dump are those of the last call\n"
                "  --dump DIR          debugging: after every instruction, write its tensor arguments\n"
                "                      (outputs last) to DIR/c<chain>_i<instr>_a<arg>.npy, listed in DIR/index.tsv\n");
 }
@@ -83,6 +86,7 @@ struct Args {
   std::string method;
   std::vector<std::string> data;
   std::vector<std::string> inputs;
+  std::vector<std::vector<std::string>> earlier_calls;  // input specs of the calls before the last (--then)
   bool json = false;
   std::string save_dir;
   std::string dump_dir;
@@ -141,6 +145,9 @@ int parse_args(int argc, char** argv, Args* a) {
       a->inputs.push_back(v);
     } else if (arg == "--save-outputs") {
       if (!need(&a->save_dir)) return 2;
+    } else if (arg == "--then") {
+      a->earlier_calls.push_back(std::move(a->inputs));
+      a->inputs.clear();
     } else if (arg == "--dump") {
       if (!need(&a->dump_dir)) return 2;
     } else if (arg == "--threads") {
@@ -222,6 +229,25 @@ int cmd_run(int argc, char** argv) {
   std::unique_ptr<Method> method;
   s = program->load_method(minfo->name, mopts, &method);
   if (!s) return fail(s.message());
+
+  // Earlier calls (--then): run in order, outputs discarded.
+  for (size_t c = 0; c < a.earlier_calls.size(); ++c) {
+    const auto& specs = a.earlier_calls[c];
+    std::vector<util::HostValue> vals(specs.size());
+    for (size_t k = 0; k < specs.size(); ++k) {
+      Status ps = util::parse_input_spec(specs[k], &vals[k]);
+      if (!ps) return fail_with_signature("call " + std::to_string(c + 1) + ", input " + std::to_string(k) + ": " + ps.message(), *minfo);
+    }
+    if (vals.size() != minfo->inputs.size())
+      return fail_with_signature("call " + std::to_string(c + 1) + ": method " + minfo->name + " takes " +
+                                     std::to_string(minfo->inputs.size()) + " inputs, got " + std::to_string(vals.size()),
+                                 *minfo);
+    std::vector<util::BoundInput> b;
+    s = util::set_inputs(*method, vals, &b);
+    if (!s) return fail_with_signature("call " + std::to_string(c + 1) + ": " + s.message(), method->info());
+    s = method->execute();
+    if (!s) return fail("call " + std::to_string(c + 1) + ": " + s.message());
+  }
 
   // Inputs: parse, then check against the signature.
   std::vector<util::HostValue> values(a.inputs.size());

@@ -2,10 +2,12 @@
 with `pte-run run --dump` on the same program and inputs: finds the first instruction
 whose output differs (debugging a disagreement between the two runtimes).
 
-  .venv/bin/python scripts/et_intermediates.py MODEL.pte --input a.npy [--input b.npy]... \
-      --ours DIR [--method forward] [--top 20]
+  .venv/bin/python scripts/et_intermediates.py MODEL.pte [--input a.npy... --then]... \
+      --input a.npy [--input b.npy]... --ours DIR [--method forward] [--top 20]
 
-DIR is what `pte-run run MODEL.pte --input ... --dump DIR` wrote (index.tsv + .npy).
+DIR is what `pte-run run MODEL.pte [--input ... --then]... --input ... --dump DIR` wrote
+(index.tsv + .npy). Calls before the last (`--then`: a prefill before a decode step)
+run first with their state kept; the last call's intermediates are compared.
 ExecuTorch records, with ETDump's intermediate-output level, the output of each
 kernel and delegate call; the last tensor arguments of our dump are the outputs.
 Prints one line per compared instruction with max |diff| and the max |value|.
@@ -24,7 +26,7 @@ ET_TO_NP = {0: np.uint8, 1: np.int8, 2: np.int16, 3: np.int32, 4: np.int64, 5: n
             7: np.float64, 11: np.bool_}
 
 
-def et_outputs(model: str, inputs: list[np.ndarray], method: str):
+def et_outputs(model: str, calls: list[list[np.ndarray]], method: str):
     import torch
     try:
         from executorch.extension.llm.custom_ops import custom_ops  # noqa: F401
@@ -35,14 +37,15 @@ def et_outputs(model: str, inputs: list[np.ndarray], method: str):
     from executorch.devtools.etdump.serialize import deserialize_from_etdump_flatcc
 
     m = _load_for_executorch(model, enable_etdump=True, debug_buffer_size=1 << 30)
-    m.run_method(method, tuple(torch.from_numpy(x) for x in inputs))
+    for inputs in calls:
+        m.run_method(method, tuple(torch.from_numpy(x) for x in inputs))
     with tempfile.TemporaryDirectory() as d:
         ep, bp = f"{d}/run.etdump", f"{d}/run.bin"
         m.write_etdump_result_to_file(ep, bp)
         dump = deserialize_from_etdump_flatcc(Path(ep).read_bytes())
         buf = Path(bp).read_bytes()
     out = {}  # (chain, instruction) -> [arrays]
-    for rd in dump.run_data:
+    for rd in dump.run_data[-1:]:
         for ev in rd.events or []:
             de = ev.debug_event
             if de is None or de.debug_entry is None:
@@ -64,13 +67,19 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("model")
     ap.add_argument("--input", action="append", default=[])
+    ap.add_argument("--then", action="append_const", const="--then", dest="input")
     ap.add_argument("--ours", required=True)
     ap.add_argument("--method", default="forward")
     ap.add_argument("--top", type=int, default=0, help="print only the first N differing instructions")
     ap.add_argument("--tol", type=float, default=1e-5, help="relative difference reported as differing")
     a = ap.parse_args()
-    inputs = [np.load(p) for p in a.input]
-    et = et_outputs(a.model, inputs, a.method)
+    calls = [[]]
+    for p in a.input:
+        if p == "--then":
+            calls.append([])
+        else:
+            calls[-1].append(np.load(p))
+    et = et_outputs(a.model, calls, a.method)
     ours = {}
     with open(Path(a.ours) / "index.tsv") as f:
         for row in csv.DictReader(f, delimiter="\t"):
