@@ -176,11 +176,14 @@ Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared
 }
 
 float qb4w_ksum(const int8_t* w, int64_t K, int64_t block, const float* block_scales) {
+  // chunks of 16 (never across a block boundary; XNNPACK's blocks are multiples of 32)
   float acc = 0.0f;
-  for (int64_t k0 = 0; k0 < K; k0 += 16) {
+  for (int64_t k0 = 0; k0 < K;) {
+    const int64_t end = std::min({k0 + 16, (k0 / block + 1) * block, K});
     int32_t s = 0;
-    for (int64_t k = k0; k < k0 + 16 && k < K; ++k) s += w[k];
+    for (int64_t k = k0; k < end; ++k) s += w[k];
     acc = acc - static_cast<float>(s) * block_scales[k0 / block];
+    k0 = end;
   }
   return acc;
 }

@@ -1,8 +1,10 @@
 #include "ops/llama/sdpa_common.h"
 
+#include <immintrin.h>
 #include <pthreadpool.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -163,6 +165,96 @@ inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
   for (int64_t d = 0; d < D; ++d) op[d * o.strides[3]] = dst[d] * inv;
 }
 
+// The same arithmetic with AVX-512F: scores of 16 keys at once (one lane per key,
+// each lane its own in-order FMA chain over the head dim, keys gathered), the value
+// sum 16 head-dim lanes at once (each lane in key order). Bit-equal to the body.
+__attribute__((target("avx512f"))) void sdpa_row_f32_avx512(void* p, size_t row) {
+  const auto& job = *static_cast<const SdpaJob<float>*>(p);
+  const SdpaArgs& a = *job.a;
+  const int64_t S = job.S, Hq = job.Hq, D = job.D;
+  const Tensor &q = *a.q, &k = *a.k, &v = *a.v, &o = *a.out;
+  const int64_t ks = k.strides[1], kd = k.strides[3];
+  if (v.strides[3] != 1 || ks * 16 > (int64_t(1) << 30) || kd * D > (int64_t(1) << 30)) {
+    sdpa_row_f32_body(job, row);
+    return;
+  }
+  const int64_t s = static_cast<int64_t>(row) % S;
+  const int64_t h = static_cast<int64_t>(row) / S % Hq;
+  const int64_t b = static_cast<int64_t>(row) / S / Hq;
+  const int64_t hk = h / job.reps;
+  const float* qp = q.ptr<float>() + b * q.strides[0] + s * q.strides[1] + h * q.strides[2];
+  const float* kb = k.ptr<float>() + b * k.strides[0] + hk * k.strides[2];
+  const float* vb = v.ptr<float>() + b * v.strides[0] + hk * v.strides[2];
+  const int64_t pos = a.start_pos + s;
+  const float ninf = -std::numeric_limits<float>::infinity();
+  alignas(64) float qv[kMaxHeadDim], dst[kMaxHeadDim], sc[kKeyBlock];
+  for (int64_t d = 0; d < D; ++d) qv[d] = qp[d * q.strides[3]], dst[d] = 0.f;
+  const float* mrow = a.mask ? a.mask->ptr<float>() + s * a.mask->strides[0] : nullptr;
+  const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  const __m512i idx = _mm512_mullo_epi32(lane, _mm512_set1_epi32(static_cast<int32_t>(ks)));
+  float run_max = ninf, run_sum = 0.f;
+  for (int64_t n = 0; n < a.kv_len; n += kKeyBlock) {
+    const int64_t nb = std::min(kKeyBlock, a.kv_len - n);
+    if (a.causal && n > pos) break;
+    // keys this query may see in the block: [0, live)
+    const int64_t live = a.causal ? std::min(nb, pos - n + 1) : nb;
+    for (int64_t j0 = 0; j0 < live; j0 += 16) {
+      const int64_t cnt = std::min<int64_t>(16, live - j0);
+      const __mmask16 m = static_cast<__mmask16>((1u << cnt) - 1);
+      const float* base = kb + (n + j0) * ks;
+      __m512 acc = _mm512_setzero_ps();
+      for (int64_t d = 0; d < D; ++d) {
+        const __m512 kv = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, idx, base + d * kd, 4);
+        acc = _mm512_fmadd_ps(kv, _mm512_set1_ps(qv[d]), acc);
+      }
+      _mm512_mask_storeu_ps(sc + j0, m, acc);
+    }
+    float bmax = ninf;
+    for (int64_t j = 0; j < nb; ++j) {
+      float x = j < live ? sc[j] : ninf;
+      x = x * a.scale;
+      if (mrow) x = x + mrow[(n + j) * a.mask->strides[1]];
+      sc[j] = x;
+      bmax = std::max(bmax, x);
+    }
+    const float mx = run_max > bmax ? run_max : bmax;
+    if (mx == ninf) {
+      for (int64_t j = 0; j < nb; ++j) sc[j] = 0.f;
+    } else {
+      float lanes[16] = {};
+      const int64_t vec = nb / 16 * 16;
+      for (int64_t j = 0; j < vec; ++j) {
+        sc[j] = std::exp(sc[j] - mx);
+        lanes[j % 16] += sc[j];
+      }
+      float bsum = 0.f;
+      for (int l = 0; l < 16; ++l) bsum += lanes[l];
+      for (int64_t j = vec; j < nb; ++j) {
+        const double e = std::exp(static_cast<double>(sc[j] - mx));
+        bsum = static_cast<float>(static_cast<double>(bsum) + e);
+        sc[j] = static_cast<float>(e);
+      }
+      const float c = std::exp(run_max - mx);
+      run_sum = bsum + c * run_sum;
+      run_max = mx;
+      if (n > 0)
+        for (int64_t d = 0; d < D; ++d) dst[d] = dst[d] * c;
+    }
+    for (int64_t d0 = 0; d0 < D; d0 += 16) {
+      const __mmask16 m = D - d0 >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (D - d0)) - 1);
+      __m512 blk = _mm512_setzero_ps();
+      // masked keys have weight 0: v * 0 adds +-0 and changes nothing (the cache is finite)
+      for (int64_t j = 0; j < nb; ++j)
+        blk = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, vb + (n + j) * v.strides[1] + d0), _mm512_set1_ps(sc[j]), blk);
+      const __m512 prev = _mm512_maskz_loadu_ps(m, dst + d0);
+      _mm512_mask_storeu_ps(dst + d0, m, n == 0 ? blk : _mm512_add_ps(prev, blk));
+    }
+  }
+  float* op = o.ptr<float>() + b * o.strides[0] + s * o.strides[1] + h * o.strides[2];
+  const float inv = 1.f / run_sum;
+  for (int64_t d = 0; d < D; ++d) op[d * o.strides[3]] = dst[d] * inv;
+}
+
 // std::fma is one instruction where the CPU has FMA, a (slow, same-valued) libm
 // call otherwise.
 __attribute__((target("fma"))) void sdpa_row_f32_fma(void* p, size_t row) {
@@ -179,7 +271,13 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
   const int64_t keys = a.causal ? std::min(a.start_pos + job.S, a.kv_len) : a.kv_len;
   const double work = static_cast<double>(rows) * static_cast<double>(keys) * static_cast<double>(job.D);
   pthreadpool_function_1d_t fn = sdpa_row<T>;
-  if constexpr (std::is_same_v<T, float>) fn = __builtin_cpu_supports("fma") ? sdpa_row_f32_fma : sdpa_row_f32_plain;
+  // PTE_SDPA_SCALAR (read once): the scalar form, for tests of the AVX-512 one
+  static const bool force_scalar = std::getenv("PTE_SDPA_SCALAR") != nullptr;
+  if constexpr (std::is_same_v<T, float>)
+    fn = force_scalar ? sdpa_row_f32_fma
+         : __builtin_cpu_supports("avx512f") ? sdpa_row_f32_avx512
+         : __builtin_cpu_supports("fma")     ? sdpa_row_f32_fma
+                                             : sdpa_row_f32_plain;
   pthreadpool_parallelize_1d(work >= double(1 << 20) ? ctx.threadpool : nullptr, fn, &job, rows, 0);
 }
 
