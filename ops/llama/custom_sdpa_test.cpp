@@ -1,9 +1,11 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "op_harness.h"
+#include "ops/llama/sdpa_common.h"
 
 using pte::test::Harness;
 
@@ -151,4 +153,38 @@ TEST_CASE("llama::update_cache.out writes rows at start_pos and nothing else") {
   REQUIRE(h2.call("llama::update_cache_with_indices.out",
                   {h2.tensor<float>({1, 2, 1, 2}, {1, 2, 3, 4}), c2, h2.i(0), h2.tensor<int64_t>({1, 2}, {3, 0}), h2.out<float>({1})}));
   CHECK(Harness::values<float>(c2) == std::vector<float>{3, 4, 0, 0, 0, 0, 1, 2});
+}
+
+TEST_CASE("llama::custom_sdpa.out: float32 AVX-512 form equals the scalar official-order form bit for bit") {
+  struct Cfg { int S, Hq, Hkv, D, L, start; bool causal; bool mask; };
+  const Cfg cfgs[] = {{1, 9, 3, 64, 700, 650, true, false},   // decode past one 512-key block
+                      {21, 9, 3, 64, 256, 0, true, false},    // prefill: rows with < 16 and >= 16 keys
+                      {5, 4, 2, 20, 40, 7, true, false},      // odd head dim (masked lanes)
+                      {3, 2, 1, 72, 600, 0, false, true},     // mask over two key blocks
+                      {2, 2, 2, 16, 16, 3, true, false}};
+  for (const Cfg& c : cfgs) {
+    INFO("S=" << c.S << " D=" << c.D << " L=" << c.L);
+    auto q = randn(size_t(c.S) * c.Hq * c.D, 11), k = randn(size_t(c.L) * c.Hkv * c.D, 12), v = randn(size_t(c.L) * c.Hkv * c.D, 13);
+    const int mw = c.mask ? c.L : 0;
+    std::vector<float> mask = c.mask ? randn(size_t(c.S) * mw, 14) : std::vector<float>{};
+    std::vector<float> res[2];
+    for (int scalar = 0; scalar < 2; ++scalar) {
+      pte::sdpa_force_scalar(scalar == 1);
+      Harness h;
+      auto* out = h.out<float>({1, c.S, c.Hq, c.D});
+      auto* m = c.mask ? h.tensor<float>({c.S, mw}, mask) : h.none();
+      REQUIRE_MESSAGE(h.call("llama::custom_sdpa.out",
+                             {h.tensor<float>({1, c.S, c.Hq, c.D}, q), h.tensor<float>({1, c.L, c.Hkv, c.D}, k),
+                              h.tensor<float>({1, c.L, c.Hkv, c.D}, v), h.i(c.start), m, h.d(0.0), h.b(c.causal), h.none(), out}),
+                      h.message);
+      res[scalar] = Harness::values<float>(out);
+      auto ref = reference(q, k, v, 1, c.S, c.Hq, c.Hkv, c.D, c.L, c.start, c.causal, c.mask ? &mask : nullptr, mw);
+      CHECK(max_err(res[scalar], ref) < 1e-5f);
+    }
+    pte::sdpa_force_scalar(false);
+    REQUIRE(res[0].size() == res[1].size());
+    size_t differ = 0;
+    for (size_t i = 0; i < res[0].size(); ++i) differ += std::memcmp(&res[0][i], &res[1][i], 4) != 0;
+    CHECK(differ == 0);
+  }
 }

@@ -4,7 +4,7 @@
 #include <pthreadpool.h>
 
 #include <algorithm>
-#include <cstdlib>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -79,6 +79,7 @@ void sdpa_row(void* p, size_t row) {
 //   exp(old max - new max); output = sum_j v_j * p_j in key order; finally
 //   * (1 / sum). Keys past a query's position (causal) score -inf.
 constexpr int64_t kKeyBlock = 512;
+std::atomic<bool> g_force_scalar{false};
 
 // Its two matrix products run through the bundled BLAS sgemm, whose kernel keeps
 // one accumulator per output and adds each product with a fused multiply-add in
@@ -271,10 +272,8 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
   const int64_t keys = a.causal ? std::min(a.start_pos + job.S, a.kv_len) : a.kv_len;
   const double work = static_cast<double>(rows) * static_cast<double>(keys) * static_cast<double>(job.D);
   pthreadpool_function_1d_t fn = sdpa_row<T>;
-  // PTE_SDPA_SCALAR (read once): the scalar form, for tests of the AVX-512 one
-  static const bool force_scalar = std::getenv("PTE_SDPA_SCALAR") != nullptr;
   if constexpr (std::is_same_v<T, float>)
-    fn = force_scalar ? sdpa_row_f32_fma
+    fn = g_force_scalar.load(std::memory_order_relaxed) ? sdpa_row_f32_fma
          : __builtin_cpu_supports("avx512f") ? sdpa_row_f32_avx512
          : __builtin_cpu_supports("fma")     ? sdpa_row_f32_fma
                                              : sdpa_row_f32_plain;
@@ -282,6 +281,8 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
 }
 
 }  // namespace
+
+void sdpa_force_scalar(bool on) { g_force_scalar.store(on); }
 
 bool sdpa_prepare(KernelContext& ctx, SdpaArgs& a, bool has_scale, double scale) {
   const Tensor &q = *a.q, &k = *a.k, &v = *a.v;

@@ -18,8 +18,12 @@ struct SdpaArgs {
 
 // Checks shapes and dtypes shared by the SDPA ops; fills kv_len and scale.
 bool sdpa_prepare(KernelContext& ctx, SdpaArgs& a, bool has_scale, double scale);
-// Runs attention (online softmax, one pass over the keys; parallel over rows).
+// Runs attention (parallel over rows). float32 follows the official runtime's
+// arithmetic step by step (key blocks of 512, see sdpa_common.cpp); half and
+// bfloat16 use an online softmax in float.
 bool sdpa_run(KernelContext& ctx, const SdpaArgs& a);
+// Tests: run the float32 path in its scalar form instead of the AVX-512 one.
+void sdpa_force_scalar(bool on);
 // Copies value [B, S, H, D] into cache[:, start_pos : start_pos + S].
 bool cache_write(KernelContext& ctx, const Tensor& value, Tensor& cache, int64_t start_pos);
 
