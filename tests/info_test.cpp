@@ -861,7 +861,8 @@ TEST_CASE("info CLI: xnode_* fixtures (XnnpackPartitioner output): every delegat
   int files = 0;
   for (const char* name : {"xnode_deconv_f32_xnnpack", "xnode_deconv_dyn_f32_xnnpack", "xnode_resize_f32_xnnpack",
                            "xnode_pool_f32_xnnpack", "xnode_conv_pad_f32_xnnpack", "xnode_cnn_f16_xnnpack",
-                           "xnode_mlp_f16_dyn_xnnpack", "xnode_mlp_bf16_xnnpack"}) {
+                           "xnode_mlp_f16_dyn_xnnpack", "xnode_mlp_bf16_xnnpack",
+                           "xnode_qlinear_8da4w_f16_xnnpack"}) {
     std::string f = std::string("fixtures/data/") + name + "/model.pte";
     if (!exists(f)) continue;
     ++files;
@@ -886,6 +887,11 @@ TEST_CASE("info CLI: xnode_* fixtures (XnnpackPartitioner output): every delegat
       Run r = run_cli("info " + q(f));
       CHECK(r.out.find("XNNConvTranspose2d (fp16 x fp32 -> fp16)  x1  supported") != std::string::npos);
       CHECK(r.out.find("XNNFullyConnected (fp16 x fp16 -> fp16)   x1  supported") != std::string::npos);
+    }
+    if (std::string(name) == "xnode_qlinear_8da4w_f16_xnnpack") {
+      Run r = run_cli("info " + q(f));
+      CHECK(r.out.find("XNNConvert (fp16 -> qdint8)                  x2  supported") != std::string::npos);
+      CHECK(r.out.find("XNNFullyConnected (qdint8 x qbint4 -> fp16)  x2  supported") != std::string::npos);
     }
     if (std::string(name) == "xnode_mlp_bf16_xnnpack")
       CHECK(run_cli("info " + q(f)).out.find("XNNFullyConnected (bf16 x bf16 -> bf16)  x2  supported") != std::string::npos);

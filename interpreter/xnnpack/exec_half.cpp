@@ -4,7 +4,8 @@
 // runtime values by an inserted convert node) and every half-precision result is
 // written to an fp32 temporary and converted back (round to nearest even). Data
 // movement nodes (transpose, reshape, slice, concatenate, copy) stay in half
-// precision: they move bytes. run_convert_half() is that convert.
+// precision: they move bytes. run_convert_half() is that convert. A Convert from fp16 to
+// a quantized type (fp16 models with dynamically quantized linears) reads an fp32 twin too.
 #include <cstring>
 
 #include "interpreter/xnnpack/exec.h"
@@ -19,7 +20,7 @@ bool is_half(DT t) { return t == DT::F16 || t == DT::BF16; }
 bool moves_bytes(Op op) {
   switch (op) {
     case Op::StaticTranspose: case Op::StaticReshape: case Op::StaticSlice: case Op::Concatenate2:
-    case Op::Concatenate3: case Op::Concatenate4: case Op::Concatenate5: case Op::Copy: case Op::Convert:
+    case Op::Concatenate3: case Op::Concatenate4: case Op::Concatenate5: case Op::Copy:
       return true;
     default:
       return false;
@@ -69,7 +70,8 @@ Status widen_half(Graph* g, std::vector<int32_t>* origin) {
     bool any = n.out >= 0 && is_half(g->values[static_cast<size_t>(n.out)].dtype);
     for (int i = 0; i < n.nin; ++i)
       if (n.in[i] >= 0 && is_half(g->values[static_cast<size_t>(n.in[i])].dtype)) any = true;
-    if (!any || moves_bytes(n.op) || !op_supported(n.op)) {
+    // a half <-> fp32 Convert stays; fp16 -> qdint8 (dynamic quantization of fp16 activations) is widened
+    if (!any || moves_bytes(n.op) || !op_supported(n.op) || is_half_convert(*g, n)) {
       out.push_back(n);
       from.push_back(static_cast<int32_t>(k));
       continue;
