@@ -862,7 +862,7 @@ TEST_CASE("info CLI: xnode_* fixtures (XnnpackPartitioner output): every delegat
   for (const char* name : {"xnode_deconv_f32_xnnpack", "xnode_deconv_dyn_f32_xnnpack", "xnode_resize_f32_xnnpack",
                            "xnode_pool_f32_xnnpack", "xnode_conv_pad_f32_xnnpack", "xnode_cnn_f16_xnnpack",
                            "xnode_mlp_f16_dyn_xnnpack", "xnode_mlp_bf16_xnnpack",
-                           "xnode_qlinear_8da4w_f16_xnnpack"}) {
+                           "xnode_qlinear_8da4w_f16_xnnpack", "xnode_misc_f32_xnnpack", "xnode_misc_f16_xnnpack"}) {
     std::string f = std::string("fixtures/data/") + name + "/model.pte";
     if (!exists(f)) continue;
     ++files;
@@ -901,6 +901,7 @@ TEST_CASE("info CLI: xnode_* fixtures (XnnpackPartitioner output): every delegat
     return;
   }
   for (const char* want : {"XNNConvTranspose2d", "XNNStaticResizeBilinear2D", "XNNAvgPooling2d", "XNNMaxPooling2d",
-                           "XNNStaticConstantPad", "XNNConv2d", "XNNDepthwiseConv2d", "XNNFullyConnected"})
+                           "XNNStaticConstantPad", "XNNConv2d", "XNNDepthwiseConv2d", "XNNFullyConnected", "XNNPReLU",
+                           "XNNHardswish", "XNNLeakyReLU", "XNNConcatenate5", "XNNSquare", "XNNLog"})
     CHECK_MESSAGE(seen.count(want) == 1, want);
 }
