@@ -406,9 +406,12 @@ struct Parser {
             c.pad_top > 65536 || c.pad_bottom > 65536 || c.pad_left > 65536 || c.pad_right > 65536 || c.sh > 65536 ||
             c.sw > 65536 || c.dh > 65536 || c.dw > 65536)
           return fail(what + " has invalid geometry");
-        if (n->op == Op::ConvTranspose2d ? (c.adj_h >= c.sh || c.adj_w >= c.sw) : (c.adj_h != 0 || c.adj_w != 0))
-          return fail(what + " has adjustment " + num(c.adj_h) + "x" + num(c.adj_w) + " for stride " + num(c.sh) + "x" +
-                      num(c.sw) + (n->op == Op::ConvTranspose2d ? " (must be smaller)" : " (only transposed convolutions)"));
+        if (n->op != Op::ConvTranspose2d) {
+          c.adj_h = c.adj_w = 0;  // only deconvolutions use it (the official runtime ignores it elsewhere)
+        } else if (c.adj_h >= c.sh || c.adj_w >= c.sw) {
+          return fail(what + " has adjustment " + num(c.adj_h) + "x" + num(c.adj_w) + ", not smaller than the stride " +
+                      num(c.sh) + "x" + num(c.sw));
+        }
         break;
       }
       case Op::StaticResizeBilinear2D: {
