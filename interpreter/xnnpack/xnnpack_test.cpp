@@ -769,3 +769,62 @@ TEST_CASE("xnnpack: fp16 graph runs on the fp32 kernels, stored in fp16 (fp16 co
   CHECK(nodes[0].types == "fp16 x fp32 -> fp16");
   for (const auto& e : nodes) CHECK_MESSAGE(e.supported, e.name);
 }
+
+TEST_CASE("xnnpack: asymmetric padding on Conv2d, DepthwiseConv2d, AvgPooling2d (divisor: the valid taps) and MaxPooling2d") {
+  // pads (top, right, bottom, left) = (2, 0, 1, 1), stride 2x1, on x [1, 5, 4, 2]
+  const int H = 5, W = 4, C = 2, pt = 2, pr = 0, pb = 1, pl = 1, K = 3, sh = 2, sw = 1;
+  const int OH = (H + pt + pb - K) / sh + 1, OW = (W + pl + pr - K) / sw + 1;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> xv(H * W * C), wv(3 * K * K * C), dv(K * K * C);
+  for (auto& v : xv) v = u(rng);
+  for (auto& v : wv) v = u(rng);
+  for (auto& v : dv) v = u(rng);
+  Builder b;
+  uint32_t x = b.fvalue({1, H, W, C}, 0, 1), w = b.fconst({3, K, K, C}, wv), dw = b.fconst({1, K, K, C}, dv);
+  uint32_t yc = b.fvalue({1, OH, OW, 3}, 1, 2), yd = b.fvalue({1, OH, OW, C}, 2, 2);
+  uint32_t ya = b.fvalue({1, OH, OW, C}, 3, 2), ym = b.fvalue({1, OH, OW, C}, 4, 2);
+  b.node(fx::XNodeUnion::XNNConv2d,
+         fx::Create_XNNNodeConv(b.fbb, pt, pr, pb, pl, K, K, sh, sw, 1, 1, C, 3, 1, 0, 0, x, w, 0xFFFFFFFFu, yc, 0).Union());
+  b.node(fx::XNodeUnion::XNNDepthwiseConv2d,
+         fx::Create_XNNNodeConv(b.fbb, pt, pr, pb, pl, K, K, sh, sw, 1, 1, 1, 1, C, 0, 0, x, dw, 0xFFFFFFFFu, yd, 0).Union());
+  b.node(fx::XNodeUnion::XNNAvgPooling2d, fx::Create_XNNPooling2D(b.fbb, pt, pr, pb, pl, K, K, sh, sw, 1, 1, x, ya, 0).Union());
+  b.node(fx::XNodeUnion::XNNMaxPooling2d, fx::Create_XNNPooling2D(b.fbb, pt, pr, pb, pl, K, K, sh, sw, 1, 1, x, ym, 0).Union());
+  auto blob = b.blob();
+  std::unique_ptr<BackendInstance> inst;
+  Status s = make(blob, &inst);
+  REQUIRE_MESSAGE(s, s.message());
+  HostT a({1, H, W, C}, xv), oc({1, OH, OW, 3}, {}, OH * OW * 3), od({1, OH, OW, C}, {}, OH * OW * C);
+  HostT oa({1, OH, OW, C}, {}, OH * OW * C), om({1, OH, OW, C}, {}, OH * OW * C);
+  EValue* args[] = {&a.ev, &oc.ev, &od.ev, &oa.ev, &om.ev};
+  KernelContext ctx;
+  REQUIRE_MESSAGE(inst->execute(ctx, args, 5), ctx.message());
+  CHECK(oc.t.sizes[1] == OH);
+  CHECK(oc.t.sizes[2] == OW);
+  for (int oh = 0; oh < OH; ++oh)
+    for (int ow = 0; ow < OW; ++ow) {
+      double conv[3] = {}, dwc[C] = {}, sum[C] = {};
+      float mx[C] = {-INFINITY, -INFINITY};
+      int taps = 0;
+      for (int kh = 0; kh < K; ++kh)
+        for (int kw = 0; kw < K; ++kw) {
+          const int ih = oh * sh - pt + kh, iw = ow * sw - pl + kw;
+          if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+          ++taps;
+          for (int c = 0; c < C; ++c) {
+            const float v = xv[(ih * W + iw) * C + c];
+            for (int o = 0; o < 3; ++o) conv[o] += v * wv[((o * K + kh) * K + kw) * C + c];
+            dwc[c] += v * dv[(kh * K + kw) * C + c];
+            sum[c] += v;
+            mx[c] = std::max(mx[c], v);
+          }
+        }
+      REQUIRE(taps > 0);
+      for (int o = 0; o < 3; ++o) CHECK(oc.data[(oh * OW + ow) * 3 + o] == doctest::Approx(conv[o]).epsilon(1e-5));
+      for (int c = 0; c < C; ++c) {
+        CHECK(od.data[(oh * OW + ow) * C + c] == doctest::Approx(dwc[c]).epsilon(1e-5));
+        CHECK(oa.data[(oh * OW + ow) * C + c] == doctest::Approx(sum[c] / taps).epsilon(1e-5));
+        CHECK(om.data[(oh * OW + ow) * C + c] == mx[c]);
+      }
+    }
+}
