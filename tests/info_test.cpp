@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -852,4 +853,55 @@ TEST_CASE("info CLI: --memory prints the file's plan next to our lifetime re-pla
     CHECK(m->find("error")->as_string().find("QnnBackend") != std::string::npos);
     CHECK(method(d, "get_dim")->find("memory") == nullptr);  // constant methods have no arenas
   }
+}
+
+TEST_CASE("info CLI: xnode_* fixtures (XnnpackPartitioner output): every delegate node type supported, fp16 / bf16 types listed") {
+  NEED_CLI();
+  std::set<std::string> seen;
+  int files = 0;
+  for (const char* name : {"xnode_deconv_f32_xnnpack", "xnode_deconv_dyn_f32_xnnpack", "xnode_resize_f32_xnnpack",
+                           "xnode_pool_f32_xnnpack", "xnode_conv_pad_f32_xnnpack", "xnode_cnn_f16_xnnpack",
+                           "xnode_mlp_f16_dyn_xnnpack", "xnode_mlp_bf16_xnnpack",
+                           "xnode_qlinear_8da4w_f16_xnnpack", "xnode_misc_f32_xnnpack", "xnode_misc_f16_xnnpack"}) {
+    std::string f = std::string("fixtures/data/") + name + "/model.pte";
+    if (!exists(f)) continue;
+    ++files;
+    INFO("file: " << f);
+    pte::json::Value doc = run_json(q(f));
+    const auto* fwd = method(doc, "forward");
+    REQUIRE(fwd);
+    CHECK(fwd->find("runnable")->as_bool());
+    const auto* dels = fwd->find("delegates", pte::json::Type::Array);
+    REQUIRE(dels);
+    REQUIRE(dels->size() >= 1);
+    for (const auto& d : dels->items()) {
+      CHECK(d.find("backend")->as_string() == "XnnpackBackend");
+      CHECK(d.find("supported")->as_bool());
+      for (const auto& n : d.find("nodes", pte::json::Type::Array)->items()) {
+        INFO("node " << n.find("name")->as_string());
+        CHECK(n.find("supported")->as_bool());
+        seen.insert(n.find("name")->as_string());
+      }
+    }
+    if (std::string(name) == "xnode_cnn_f16_xnnpack") {
+      Run r = run_cli("info " + q(f));
+      CHECK(r.out.find("XNNConvTranspose2d (fp16 x fp32 -> fp16)  x1  supported") != std::string::npos);
+      CHECK(r.out.find("XNNFullyConnected (fp16 x fp16 -> fp16)   x1  supported") != std::string::npos);
+    }
+    if (std::string(name) == "xnode_qlinear_8da4w_f16_xnnpack") {
+      Run r = run_cli("info " + q(f));
+      CHECK(r.out.find("XNNConvert (fp16 -> qdint8)                  x2  supported") != std::string::npos);
+      CHECK(r.out.find("XNNFullyConnected (qdint8 x qbint4 -> fp16)  x2  supported") != std::string::npos);
+    }
+    if (std::string(name) == "xnode_mlp_bf16_xnnpack")
+      CHECK(run_cli("info " + q(f)).out.find("XNNFullyConnected (bf16 x bf16 -> bf16)  x2  supported") != std::string::npos);
+  }
+  if (files == 0) {
+    MESSAGE("skipped: no xnode_* fixtures");
+    return;
+  }
+  for (const char* want : {"XNNConvTranspose2d", "XNNStaticResizeBilinear2D", "XNNAvgPooling2d", "XNNMaxPooling2d",
+                           "XNNStaticConstantPad", "XNNConv2d", "XNNDepthwiseConv2d", "XNNFullyConnected", "XNNPReLU",
+                           "XNNHardswish", "XNNLeakyReLU", "XNNConcatenate5", "XNNSquare", "XNNLog"})
+    CHECK_MESSAGE(seen.count(want) == 1, want);
 }

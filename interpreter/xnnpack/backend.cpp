@@ -68,11 +68,18 @@ Status prepare_node(const Graph& g, const Node& n, Prepared* p) {
           return Status::error(std::string(op_name(n.op)) + ": input " + std::to_string(i) + " is " + dt_name(dt(n.in[i])) +
                                ", output " + dt_name(dt(n.out)));
       return Status::ok();
+    case Op::StaticResizeBilinear2D: {
+      PTE_TRY(need_f32());
+      const Value& x = g.values[static_cast<size_t>(n.in[0])];
+      if (x.dims.n != 4) return Status::error("XNNStaticResizeBilinear2D: input has " + std::to_string(x.dims.n) + " dims, expected NHWC");
+      return Status::ok();
+    }
     case Op::Convert: {
       const Value& a = g.values[static_cast<size_t>(n.in[0])];
       const Value& b = g.values[static_cast<size_t>(n.out)];
       auto q8 = [](const Value& v) { return (v.dtype == DT::QInt8 || v.dtype == DT::QUInt8) && v.quant == Quant::PerTensor; };
       if ((a.dtype == DT::F32 && (q8(b) || b.dtype == DT::QDInt8)) || (q8(a) && b.dtype == DT::F32)) return Status::ok();
+      if (is_half_convert(g, n)) return Status::ok();
       return Status::error(std::string("XNNConvert from ") + dt_name(a.dtype) + " to " + dt_name(b.dtype) + " is not supported");
     }
     default:
@@ -87,6 +94,7 @@ bool op_supported(Op op) {
     case Op::Ceiling: case Op::Sigmoid: case Op::Tanh: case Op::Exp: case Op::Log: case Op::Sin: case Op::Cos:
     case Op::Gelu: case Op::Hardswish: case Op::LeakyReLU: case Op::ELU: case Op::Clamp: case Op::Softmax:
     case Op::FullyConnected: case Op::BatchMatrixMultiply: case Op::Conv2d: case Op::DepthwiseConv2d:
+    case Op::ConvTranspose2d: case Op::StaticResizeBilinear2D:
     case Op::MaxPooling2d: case Op::AvgPooling2d: case Op::GlobalAvgPooling2d: case Op::StaticTranspose:
     case Op::StaticReshape: case Op::StaticSlice: case Op::StaticConstantPad: case Op::Concatenate2:
     case Op::Concatenate3: case Op::Concatenate4: case Op::Concatenate5: case Op::Copy: case Op::Convert:
@@ -105,7 +113,8 @@ bool run_node(State& s, const Node& n) {
     case Op::Softmax: return run_softmax(s, n);
     case Op::FullyConnected: return run_fully_connected(s, n);
     case Op::BatchMatrixMultiply: return run_batch_matmul(s, n);
-    case Op::Conv2d: case Op::DepthwiseConv2d: return run_conv(s, n);
+    case Op::Conv2d: case Op::DepthwiseConv2d: case Op::ConvTranspose2d: return run_conv(s, n);
+    case Op::StaticResizeBilinear2D: return run_resize_bilinear(s, n);
     case Op::MaxPooling2d: case Op::AvgPooling2d: return run_pooling(s, n);
     case Op::GlobalAvgPooling2d: return run_global_avg_pool(s, n);
     case Op::StaticTranspose: return run_transpose(s, n);
@@ -114,7 +123,7 @@ bool run_node(State& s, const Node& n) {
     case Op::StaticConstantPad: return run_pad(s, n);
     case Op::Concatenate2: case Op::Concatenate3: case Op::Concatenate4: case Op::Concatenate5: return run_concat(s, n);
     case Op::Copy: return run_copy(s, n);
-    case Op::Convert: return run_convert(s, n);
+    case Op::Convert: return is_half_convert(*s.g, n) ? run_convert_half(s, n) : run_convert(s, n);
     default:
       if (op_supported(n.op)) return run_unary(s, n);
       return s.ctx->fail("%s is not supported", op_name(n.op));
@@ -137,6 +146,7 @@ class XnnpackInstance final : public BackendInstance {
  public:
   Status init(const BackendInit& init) {
     PTE_TRY(parse_graph(init.blob, init.program, &g_));
+    PTE_TRY(widen_half(&g_, &origin_));
     const size_t nv = g_.values.size();
     rt_.resize(nv);
     prep_.resize(g_.nodes.size());
@@ -154,7 +164,7 @@ class XnnpackInstance final : public BackendInstance {
     }
     for (size_t k = 0; k < g_.nodes.size(); ++k) {
       const Node& n = g_.nodes[k];
-      std::string where = "XNNPACK blob: node " + std::to_string(k) + " (" + op_name(n.op) + ")";
+      std::string where = "XNNPACK blob: node " + std::to_string(origin_[k]) + " (" + op_name(n.op) + ")";
       for (int i = 0; i < n.nin; ++i)
         if (n.in[i] >= 0 && !defined[n.in[i]])
           return Status::error(where + " reads value " + std::to_string(g_.values[n.in[i]].id) + " before it is written");
@@ -162,7 +172,7 @@ class XnnpackInstance final : public BackendInstance {
       if (g_.values[n.out].flags & kFlagExternalInput) return Status::error(where + " writes an external input");
       defined[n.out] = 1;
       Status s = prepare_node(g_, n, &prep_[k]);
-      if (!s) return Status::error("XNNPACK blob: node " + std::to_string(k) + ": " + s.message());
+      if (!s) return Status::error("XNNPACK blob: node " + std::to_string(origin_[k]) + ": " + s.message());
     }
     for (size_t i = 0; i < nv; ++i)
       if ((g_.values[i].flags & kFlagExternalOutput) && !defined[i])
@@ -295,7 +305,7 @@ class XnnpackInstance final : public BackendInstance {
         char msg[512];
         std::snprintf(msg, sizeof msg, "%s", ctx.failed() ? ctx.message() : "failed");
         ctx.reset();
-        return ctx.fail("node %zu (%s): %s", k, op_name(g_.nodes[k].op), msg);
+        return ctx.fail("node %d (%s): %s", origin_[k], op_name(g_.nodes[k].op), msg);
       }
       ctx.reset();  // each node gets the whole scratch arena (conv im2col)
     }
@@ -307,6 +317,7 @@ class XnnpackInstance final : public BackendInstance {
   std::vector<RtValue> rt_;
   std::vector<Prepared> prep_;
   std::vector<int32_t> ext_;
+  std::vector<int32_t> origin_;  // serialized node index of each (widened) node
   uint32_t max_ext_ = 0;
   struct SlotRef {
     int32_t value;
@@ -331,17 +342,28 @@ Status create_xnnpack_backend(const BackendInit& init, std::unique_ptr<BackendIn
 Status describe_xnnpack_blob(Bytes blob, const LoadedProgram* program, std::vector<DelegateNodeInfo>* nodes) {
   Graph g;
   PTE_TRY(parse_graph(blob, program, &g, /*allow_unsupported=*/true));
-  for (const Node& n : g.nodes) {
+  // the serialized nodes, judged on what the executor runs (half precision widened to fp32)
+  const std::vector<Node> serialized = g.nodes;
+  std::vector<int32_t> origin;
+  PTE_TRY(widen_half(&g, &origin));
+  std::vector<uint8_t> runs(serialized.size(), 1);
+  for (size_t k = 0; k < g.nodes.size(); ++k) {
+    const Node& w = g.nodes[k];
+    if (!op_supported(w.op) || !prepare_node(g, w, nullptr).is_ok()) runs[static_cast<size_t>(origin[k])] = 0;
+  }
+  for (size_t k = 0; k < serialized.size(); ++k) {
+    const Node& n = serialized[k];
     std::string name = op_name(n.op), types;
     auto t = [&](int32_t v) { return std::string(v >= 0 ? dt_name(g.values[static_cast<size_t>(v)].dtype) : "-"); };
-    if (n.op == Op::FullyConnected || n.op == Op::BatchMatrixMultiply || n.op == Op::Conv2d || n.op == Op::DepthwiseConv2d)
+    if (n.op == Op::FullyConnected || n.op == Op::BatchMatrixMultiply || n.op == Op::Conv2d || n.op == Op::DepthwiseConv2d ||
+        n.op == Op::ConvTranspose2d)
       types = t(n.in[0]) + " x " + t(n.in[1]) + " -> " + t(n.out);
     else if (n.op == Op::Convert)
       types = t(n.in[0]) + " -> " + t(n.out);
     bool found = false;
     for (auto& e : *nodes)
       if (e.name == name && e.types == types) ++e.count, found = true;
-    const bool ok = op_supported(n.op) && prepare_node(g, n, nullptr).is_ok();
+    const bool ok = runs[k] != 0;
     if (!found) nodes->push_back({name, types, 1, ok});
     else if (!ok)
       for (auto& e : *nodes)

@@ -10,7 +10,8 @@
 // One executor file per node family: exec_elementwise.cpp (unary, binary, clamp,
 // softmax), exec_linear.cpp (fully connected, batch matmul), exec_conv.cpp
 // (convolutions, pooling), exec_shape.cpp (transpose, reshape, slice, concat, pad,
-// copy), exec_quant.cpp (convert and the quantized fully connected kernels).
+// copy), exec_quant.cpp (convert and the quantized fully connected kernels),
+// exec_resize.cpp (bilinear resize), exec_half.cpp (fp16 / bf16 graphs on the fp32 kernels).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -78,6 +79,15 @@ bool run_pad(State& s, const Node& n);
 bool run_copy(State& s, const Node& n);
 bool run_convert(State& s, const Node& n);
 bool run_fully_connected_quantized(State& s, const Node& n);
+bool run_resize_bilinear(State& s, const Node& n);
+bool run_convert_half(State& s, const Node& n);
+// fp16 / bf16 <-> fp32 (and fp16 <-> bf16) Convert nodes (exec_half.cpp; run_convert does the quantized ones).
+bool is_half_convert(const Graph& g, const Node& n);
+// Load-time rewrite of half-precision compute nodes onto the fp32 kernels (exec_half.cpp):
+// half operands are read through fp32 twins (constants converted once, runtime values by
+// an inserted Convert), half results written to an fp32 temporary and converted back.
+// origin (optional): for every node of the new list, the index of the node it came from.
+Status widen_half(Graph* g, std::vector<int32_t>* origin);
 Status prepare_conv(const Graph& g, const Node& n, Prepared* p);
 Status prepare_fully_connected(const Graph& g, const Node& n, Prepared* p);
 Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared* p);

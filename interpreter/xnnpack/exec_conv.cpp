@@ -15,7 +15,6 @@ Status prepare_conv(const Graph& g, const Node& n, Prepared* p) {
   const Value& w = g.values[n.in[1]];
   const ConvParams& c = n.conv;
   auto fail = [&](const std::string& m) { return Status::error(std::string(name) + ": " + m); };
-  if (n.op == Op::ConvTranspose2d) return fail("transposed convolution is not supported by pte-run");
   if (x.dtype != DT::F32 || w.dtype != DT::F32 || g.values[n.out].dtype != DT::F32)
     return fail(std::string("only fp32 is supported (input ") + dt_name(x.dtype) + ", filter " + dt_name(w.dtype) + ")");
   if (!w.is_constant()) return fail("the filter must be a constant");
@@ -27,7 +26,22 @@ Status prepare_conv(const Graph& g, const Node& n, Prepared* p) {
   }
   const int64_t OC = static_cast<int64_t>(c.groups) * c.goc, KH = c.kh, KW = c.kw;
   const float* f = reinterpret_cast<const float*>(w.data);
-  if (n.op == Op::Conv2d) {
+  if (n.op == Op::ConvTranspose2d) {
+    // XNNPACK deconvolution filter [groups * goc, KH, KW, gic] -> [Cin = groups * gic, goc, KH, KW]
+    // (torch's transposed layout, one dense row per input channel).
+    const int64_t G = c.groups, IC = c.gic, OCG = c.goc;
+    if (w.dims.d[0] != OC || w.dims.d[1] != KH || w.dims.d[2] != KW || w.dims.d[3] != IC)
+      return fail("filter dims do not match the kernel size and channels");
+    if (!p) return Status::ok();  // checks only
+    p->w.resize(static_cast<size_t>(G * IC * OCG * KH * KW));
+    for (int64_t gr = 0; gr < G; ++gr)
+      for (int64_t o = 0; o < OCG; ++o)
+        for (int64_t h = 0; h < KH; ++h)
+          for (int64_t ww = 0; ww < KW; ++ww)
+            for (int64_t i = 0; i < IC; ++i)
+              p->w[static_cast<size_t>((((gr * IC + i) * OCG + o) * KH + h) * KW + ww)] =
+                  f[(((gr * OCG + o) * KH + h) * KW + ww) * IC + i];
+  } else if (n.op == Op::Conv2d) {
     // XNNPACK filter [OC, KH, KW, IC/g] -> OIHW
     const int64_t IC = c.gic;
     if (w.dims.d[0] != OC || w.dims.d[1] != KH || w.dims.d[2] != KW || w.dims.d[3] != IC)
@@ -61,9 +75,52 @@ int64_t out_size(int64_t in, uint32_t pa, uint32_t pb, uint32_t k, uint32_t s, u
   return padded < eff ? 0 : (padded - eff) / s + 1;
 }
 
+// Output size of a transposed convolution (<= 0 when the padding removes everything).
+int64_t deconv_out_size(int64_t in, uint32_t pa, uint32_t pb, uint32_t adj, uint32_t k, uint32_t s, uint32_t d) {
+  if (in <= 0) return 0;
+  return (in - 1) * static_cast<int64_t>(s) + adj + static_cast<int64_t>(d) * (k - 1) + 1 - pa - pb;
+}
+
+bool run_deconv(State& s, const Node& n) {
+  const ConvParams& c = n.conv;
+  const Shape xs = s.v(n.in[0]).shape;
+  if (xs.n != 4) return s.ctx->fail("%s: input has %d dims, expected NHWC", op_name(n.op), xs.n);
+  const int64_t N = xs.d[0], H = xs.d[1], W = xs.d[2], C = xs.d[3];
+  const int64_t OC = static_cast<int64_t>(c.groups) * c.goc;
+  if (C != static_cast<int64_t>(c.groups) * c.gic)
+    return s.ctx->fail("%s: input has %lld channels, expected %lld", op_name(n.op), (long long)C, (long long)c.groups * c.gic);
+  const int64_t OH = deconv_out_size(H, c.pad_top, c.pad_bottom, c.adj_h, c.kh, c.sh, c.dh);
+  const int64_t OW = deconv_out_size(W, c.pad_left, c.pad_right, c.adj_w, c.kw, c.sw, c.dw);
+  if (OH <= 0 || OW <= 0)
+    return s.ctx->fail("%s: the padding leaves no output for the %lldx%lld input", op_name(n.op), (long long)H, (long long)W);
+  Shape ys;
+  ys.n = 4, ys.d[0] = N, ys.d[1] = OH, ys.d[2] = OW, ys.d[3] = OC;
+  if (!s.set_shape(n.out, ys)) return false;
+  linalg::ConvGeom g;
+  g.transposed = true;
+  g.N = N, g.Cin = C, g.Cout = OC, g.G = c.groups, g.icg = c.gic, g.ocg = c.goc;
+  g.in[1] = H, g.in[2] = W, g.out[1] = OH, g.out[2] = OW, g.k[1] = c.kh, g.k[2] = c.kw;
+  g.stride[1] = c.sh, g.stride[2] = c.sw, g.pad[1] = c.pad_top, g.pad[2] = c.pad_left, g.dil[1] = c.dh, g.dil[2] = c.dw;
+  g.xs[0] = H * W * C, g.xs[1] = 1, g.xs[2] = 0, g.xs[3] = W * C, g.xs[4] = C;
+  // packed weight [Cin, goc, KH, KW]
+  g.ws[0] = static_cast<int64_t>(c.goc) * c.kh * c.kw, g.ws[1] = static_cast<int64_t>(c.kh) * c.kw, g.ws[2] = 0, g.ws[3] = c.kw, g.ws[4] = 1;
+  g.ys[0] = OH * OW * OC, g.ys[1] = 1, g.ys[2] = 0, g.ys[3] = OW * OC, g.ys[4] = OC;
+  g.bias_stride = 1;
+  g.weight_rows_dense = true;
+  const float* x = s.ptr<float>(n.in[0]);
+  const float* w = s.p().w.data();
+  const float* b = n.in[2] >= 0 ? s.ptr<float>(n.in[2]) : nullptr;
+  float* y = s.ptr<float>(n.out);
+  if (N == 0) return true;
+  if (!linalg::conv_f32_gemm(*s.ctx, g, x, w, b, y)) linalg::conv_direct<float>(s.ctx->threadpool, g, x, w, b, y);
+  clamp_output(n, y, ys.numel());
+  return true;
+}
+
 }  // namespace
 
 bool run_conv(State& s, const Node& n) {
+  if (n.op == Op::ConvTranspose2d) return run_deconv(s, n);
   const ConvParams& c = n.conv;
   const Shape xs = s.v(n.in[0]).shape;
   if (xs.n != 4) return s.ctx->fail("%s: input has %d dims, expected NHWC", op_name(n.op), xs.n);

@@ -394,7 +394,8 @@ struct Parser {
         ConvParams& c = n->conv;
         c = {p->padding_top(), p->padding_right(), p->padding_bottom(), p->padding_left(), p->kernel_height(),
              p->kernel_width(), p->subsampling_height(), p->subsampling_width(), p->dilation_height(),
-             p->dilation_width(), p->groups(), p->group_input_channels(), p->group_output_channels()};
+             p->dilation_width(), p->groups(), p->group_input_channels(), p->group_output_channels(),
+             p->adjustment_height(), p->adjustment_width()};
         PTE_TRY(in(0, p->input1_id()));
         PTE_TRY(in(1, p->filter_id()));
         PTE_TRY(in(2, p->bias_id(), true));
@@ -405,6 +406,26 @@ struct Parser {
             c.pad_top > 65536 || c.pad_bottom > 65536 || c.pad_left > 65536 || c.pad_right > 65536 || c.sh > 65536 ||
             c.sw > 65536 || c.dh > 65536 || c.dw > 65536)
           return fail(what + " has invalid geometry");
+        if (n->op != Op::ConvTranspose2d) {
+          c.adj_h = c.adj_w = 0;  // only deconvolutions use it (the official runtime ignores it elsewhere)
+        } else if (c.adj_h >= c.sh || c.adj_w >= c.sw) {
+          return fail(what + " has adjustment " + num(c.adj_h) + "x" + num(c.adj_w) + ", not smaller than the stride " +
+                      num(c.sh) + "x" + num(c.sw));
+        }
+        break;
+      }
+      case Op::StaticResizeBilinear2D: {
+        const auto* p = static_cast<const fx::XNNStaticResizeBilinear2D*>(u);
+        PTE_TRY(in(0, p->input_id()));
+        PTE_TRY(out(p->output_id()));
+        n->new_h = p->new_height(), n->new_w = p->new_width();
+        n->flags = p->flags();
+        if (n->new_h == 0 || n->new_w == 0 || n->new_h > (1u << 16) || n->new_w > (1u << 16))
+          return fail(what + " has output size " + num(n->new_h) + "x" + num(n->new_w));
+        if (n->flags & ~(kFlagAlignCorners | kFlagTensorflowLegacy))
+          return fail(what + " has unknown flags " + num(n->flags));
+        if ((n->flags & kFlagAlignCorners) && (n->flags & kFlagTensorflowLegacy))
+          return fail(what + ": align_corners and TensorFlow legacy mode together");
         break;
       }
       case Op::AvgPooling2d: case Op::MaxPooling2d: {

@@ -21,6 +21,7 @@ constexpr uint32_t kInvalidId = 0xFFFFFFFFu;  // XNN_INVALID_VALUE_ID
 constexpr uint32_t kFlagExternalInput = 1, kFlagExternalOutput = 2;
 constexpr uint32_t kFlagTransposeWeights = 1;  // FC / BMM: filter (or B) is [in, out] / [.., N, K]
 constexpr uint32_t kFlagKeepDims = 0x40;
+constexpr uint32_t kFlagTensorflowLegacy = 4, kFlagAlignCorners = 8;  // StaticResizeBilinear2D
 
 // XNNDatatype values (schema/xnnpack.fbs).
 enum class DT : int16_t {
@@ -86,6 +87,7 @@ struct ConvParams {
   uint32_t pad_top = 0, pad_right = 0, pad_bottom = 0, pad_left = 0;
   uint32_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
   uint32_t groups = 1, gic = 0, goc = 0;  // group input / output channels
+  uint32_t adj_h = 0, adj_w = 0;          // ConvTranspose2d: extra output rows / columns (output_padding)
 };
 
 struct Node {
@@ -106,6 +108,7 @@ struct Node {
   int ndims = 0;                         // rank of perm / slice / pad parameters
   float f = 0.0f;                        // pad value, leaky slope, elu alpha
   uint32_t axis = 0;                     // Concatenate*
+  uint32_t new_h = 0, new_w = 0;         // StaticResizeBilinear2D output size
 };
 
 struct Graph {

@@ -9,6 +9,7 @@
 #include "interpreter/xnnpack/backend.h"
 #include "interpreter/xnnpack/exec.h"
 #include "interpreter/xnnpack/graph.h"
+#include "ops/util.h"
 #include "schema/xnnpack_generated.h"
 
 namespace {
@@ -273,17 +274,17 @@ TEST_CASE("xnnpack: malformed blobs and unsupported nodes are one clear error") 
   }
   {  // an unsupported node type is refused by name
     Builder b;
-    uint32_t x = b.fvalue({1, 2, 2, 1}, 0, 1), w = b.fconst({1, 1, 1, 1}, {1.0f}), y = b.fvalue({1, 2, 2, 1}, 1, 2);
-    b.node(fx::XNodeUnion::XNNConvTranspose2d,
-           fx::Create_XNNNodeConv(b.fbb, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, x, w, 0xFFFFFFFFu, y, 0).Union());
+    // (XNNArgMaxPooling2d: ExecuTorch 1.5.1's partitioner never emits it, max.dim with indices stays portable)
+    uint32_t x = b.fvalue({1, 2, 2, 1}, 0, 1), y = b.fvalue({1, 1, 1, 1}, 1, 2), yi = b.value(fx::XNNDatatype::xnn_datatype_int32, {1, 1, 1, 1});
+    b.node(fx::XNodeUnion::XNNArgMaxPooling2d, fx::CreateXNNArgMaxPooling2d(b.fbb, 0, 0, 0, 0, 2, 2, x, y, yi, 0).Union());
     s = make(b.blob(), &inst);
     REQUIRE(!s);
-    CHECK(s.message().find("XNNConvTranspose2d") != std::string::npos);
+    CHECK(s.message().find("XNNArgMaxPooling2d") != std::string::npos);
     std::vector<DelegateNodeInfo> nodes;
     auto blob = b.blob();
     REQUIRE(xnn::describe_xnnpack_blob({blob.data(), blob.size()}, nullptr, &nodes));
     REQUIRE(nodes.size() == 1);
-    CHECK(nodes[0].name == "XNNConvTranspose2d");
+    CHECK(nodes[0].name == "XNNArgMaxPooling2d");
     CHECK(nodes[0].types.empty());
     CHECK(!nodes[0].supported);
   }
@@ -567,4 +568,266 @@ TEST_CASE("xnnpack: every byte of a real 8da4w program damaged: loads or fails w
     }
   CHECK(loaded > 0);
   CHECK(refused > 0);
+}
+
+namespace {
+
+// Reference transposed convolution straight from XNNPACK's definition: NHWC input,
+// filter [groups * goc, KH, KW, gic], output row oy = iy * stride - pad_top + ky * dilation.
+std::vector<float> ref_deconv(const std::vector<float>& x, int H, int W, const std::vector<float>& w, const std::vector<float>& bias,
+                              int G, int gic, int goc, int KH, int KW, int sh, int sw, int dh, int dw, int pt, int pl, int OH, int OW) {
+  const int C = G * gic, OC = G * goc;
+  std::vector<double> y(static_cast<size_t>(OH * OW * OC));
+  for (int oy = 0; oy < OH; ++oy)
+    for (int ox = 0; ox < OW; ++ox)
+      for (int oc = 0; oc < OC; ++oc) y[(oy * OW + ox) * OC + oc] = bias.empty() ? 0.0 : bias[oc];
+  for (int iy = 0; iy < H; ++iy)
+    for (int ix = 0; ix < W; ++ix)
+      for (int g = 0; g < G; ++g)
+        for (int o = 0; o < goc; ++o)
+          for (int ky = 0; ky < KH; ++ky)
+            for (int kx = 0; kx < KW; ++kx) {
+              const int oy = iy * sh - pt + ky * dh, ox = ix * sw - pl + kx * dw;
+              if (oy < 0 || oy >= OH || ox < 0 || ox >= OW) continue;
+              for (int i = 0; i < gic; ++i)
+                y[(oy * OW + ox) * OC + g * goc + o] +=
+                    static_cast<double>(x[(iy * W + ix) * C + g * gic + i]) * w[(((g * goc + o) * KH + ky) * KW + kx) * gic + i];
+            }
+  return std::vector<float>(y.begin(), y.end());
+}
+
+// A host tensor of fp16 values (bits) bound into an EValue.
+struct HalfT {
+  std::vector<uint16_t> data;
+  Tensor t;
+  EValue ev;
+  HalfT(std::vector<int64_t> sizes, const std::vector<float>& v, size_t capacity_elems = 0) {
+    for (float f : v) data.push_back(float_to_half_bits(f));
+    if (capacity_elems > data.size()) data.resize(capacity_elems);
+    t.dtype = DType::Half;
+    t.dim = static_cast<int32_t>(sizes.size());
+    for (int i = 0; i < pte::kMaxDims; ++i) t.dim_order[i] = static_cast<uint8_t>(i);
+    std::copy(sizes.begin(), sizes.end(), t.sizes);
+    compute_strides(t);
+    t.data = data.data();
+    t.capacity = data.size() * 2;
+    t.dynamism = Dynamism::DynamicBound;
+    ev.tag = Tag::Tensor;
+    ev.t = &t;
+  }
+  float at(size_t i) const { return half_bits_to_float(data[i]); }
+};
+
+float round_half(float f) { return half_bits_to_float(float_to_half_bits(f)); }
+
+}  // namespace
+
+TEST_CASE("xnnpack: transposed convolution (groups, stride, dilation, asymmetric padding, adjustment) matches the definition") {
+  struct Geo {
+    int G, gic, goc, KH, KW, sh, sw, dh, dw, pt, pr, pb, pl, ah, aw;
+    bool bias;
+  };
+  const Geo geos[] = {
+      {1, 3, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, true},   // torch ConvTranspose2d(3, 2, 3, stride 2, padding 1, output_padding 1)
+      {2, 2, 3, 3, 2, 1, 2, 2, 1, 0, 1, 2, 0, 0, 1, false},  // grouped, dilated rows, asymmetric padding
+      {4, 1, 1, 3, 3, 3, 2, 1, 1, 2, 0, 1, 1, 2, 1, true},   // depthwise, stride 3x2
+  };
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (const Geo& q : geos) {
+    CAPTURE(q.G);
+    CAPTURE(q.sh);
+    CAPTURE(q.pt);
+    const int H = 4, W = 5, C = q.G * q.gic, OC = q.G * q.goc;
+    const int OH = (H - 1) * q.sh + q.ah + q.dh * (q.KH - 1) + 1 - q.pt - q.pb;
+    const int OW = (W - 1) * q.sw + q.aw + q.dw * (q.KW - 1) + 1 - q.pl - q.pr;
+    std::vector<float> xv(static_cast<size_t>(H * W * C)), wv(static_cast<size_t>(OC * q.KH * q.KW * q.gic)), bv;
+    for (auto& v : xv) v = u(rng);
+    for (auto& v : wv) v = u(rng);
+    if (q.bias)
+      for (int i = 0; i < OC; ++i) bv.push_back(u(rng));
+    Builder b;
+    uint32_t x = b.fvalue({1, (uint32_t)H, (uint32_t)W, (uint32_t)C}, 0, 1);
+    uint32_t w = b.fconst({(uint32_t)OC, (uint32_t)q.KH, (uint32_t)q.KW, (uint32_t)q.gic}, wv);
+    uint32_t bias = q.bias ? b.fconst({(uint32_t)OC}, bv) : 0xFFFFFFFFu;
+    uint32_t y = b.fvalue({1, (uint32_t)OH, (uint32_t)OW, (uint32_t)OC}, 1, 2);
+    b.node(fx::XNodeUnion::XNNConvTranspose2d,
+           fx::Create_XNNNodeConv(b.fbb, q.pt, q.pr, q.pb, q.pl, q.KH, q.KW, q.sh, q.sw, q.dh, q.dw, q.gic, q.goc, q.G, q.ah, q.aw, x,
+                                  w, bias, y, 0)
+               .Union());
+    auto blob = b.blob();
+    std::unique_ptr<BackendInstance> inst;
+    Status s = make(blob, &inst);
+    REQUIRE_MESSAGE(s, s.message());
+    HostT a({1, H, W, C}, xv), o({1, OH, OW, OC}, {}, static_cast<size_t>(OH * OW * OC));
+    EValue* args[] = {&a.ev, &o.ev};
+    KernelContext ctx;
+    REQUIRE_MESSAGE(inst->execute(ctx, args, 2), ctx.message());
+    CHECK(o.t.sizes[1] == OH);
+    CHECK(o.t.sizes[2] == OW);
+    auto ref = ref_deconv(xv, H, W, wv, bv, q.G, q.gic, q.goc, q.KH, q.KW, q.sh, q.sw, q.dh, q.dw, q.pt, q.pl, OH, OW);
+    for (size_t i = 0; i < ref.size(); ++i) CHECK(o.data[i] == doctest::Approx(ref[i]).epsilon(1e-5));
+    // a smaller input (dynamic H, W): the output is re-propagated and resized
+    HostT a2({1, 2, 3, C}, std::vector<float>(xv.begin(), xv.begin() + 2 * 3 * C));
+    EValue* args2[] = {&a2.ev, &o.ev};
+    REQUIRE_MESSAGE(inst->execute(ctx, args2, 2), ctx.message());
+    const int OH2 = (2 - 1) * q.sh + q.ah + q.dh * (q.KH - 1) + 1 - q.pt - q.pb;
+    const int OW2 = (3 - 1) * q.sw + q.aw + q.dw * (q.KW - 1) + 1 - q.pl - q.pr;
+    CHECK(o.t.sizes[1] == OH2);
+    CHECK(o.t.sizes[2] == OW2);
+    auto ref2 = ref_deconv(a2.data, 2, 3, wv, bv, q.G, q.gic, q.goc, q.KH, q.KW, q.sh, q.sw, q.dh, q.dw, q.pt, q.pl, OH2, OW2);
+    for (size_t i = 0; i < ref2.size(); ++i) CHECK(o.data[i] == doctest::Approx(ref2[i]).epsilon(1e-5));
+  }
+  {  // an adjustment not smaller than the stride is refused at load, by name
+    Builder b;
+    uint32_t x = b.fvalue({1, 2, 2, 1}, 0, 1), w = b.fconst({1, 2, 2, 1}, {1, 2, 3, 4}), y = b.fvalue({1, 5, 5, 1}, 1, 2);
+    b.node(fx::XNodeUnion::XNNConvTranspose2d,
+           fx::Create_XNNNodeConv(b.fbb, 0, 0, 0, 0, 2, 2, 2, 2, 1, 1, 1, 1, 1, 2, 0, x, w, 0xFFFFFFFFu, y, 0).Union());
+    std::unique_ptr<BackendInstance> inst;
+    Status s = make(b.blob(), &inst);
+    REQUIRE(!s);
+    CHECK(s.message().find("XNNConvTranspose2d") != std::string::npos);
+    CHECK(s.message().find("adjustment") != std::string::npos);
+  }
+}
+
+TEST_CASE("xnnpack: bilinear resize: half-pixel centres, align_corners, TensorFlow legacy mode") {
+  // x = [[0, 1], [2, 3]] (NHWC, one channel) -> every output is 2 * src_y + src_x
+  auto run = [](uint32_t oh, uint32_t ow, uint32_t flags, std::vector<float>* out) {
+    Builder b;
+    uint32_t x = b.fvalue({1, 2, 2, 1}, 0, 1), y = b.fvalue({1, oh, ow, 1}, 1, 2);
+    b.node(fx::XNodeUnion::XNNStaticResizeBilinear2D, fx::CreateXNNStaticResizeBilinear2D(b.fbb, oh, ow, x, y, flags).Union());
+    auto blob = b.blob();
+    std::unique_ptr<BackendInstance> inst;
+    Status s = make(blob, &inst);
+    if (!s) return s;
+    HostT a({1, 2, 2, 1}, {0, 1, 2, 3}), o({1, oh, ow, 1}, {}, oh * ow);
+    EValue* args[] = {&a.ev, &o.ev};
+    KernelContext ctx;
+    REQUIRE_MESSAGE(inst->execute(ctx, args, 2), ctx.message());
+    *out = std::vector<float>(o.data.begin(), o.data.begin() + oh * ow);
+    return Status::ok();
+  };
+  std::vector<float> y;
+  REQUIRE(run(4, 4, 0, &y));  // src = (o + 0.5) / 2 - 0.5 clamped: 0, 0.25, 0.75, 1
+  const float hp[4] = {0, 0.25f, 0.75f, 1};
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) CHECK(y[i * 4 + j] == doctest::Approx(2 * hp[i] + hp[j]));
+  REQUIRE(run(3, 3, xnn::kFlagAlignCorners, &y));  // src = o * (2 - 1) / (3 - 1)
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) CHECK(y[i * 3 + j] == doctest::Approx(2 * 0.5f * i + 0.5f * j));
+  REQUIRE(run(1, 1, xnn::kFlagAlignCorners, &y));  // one output: the corner
+  CHECK(y[0] == 0.0f);
+  REQUIRE(run(1, 1, 0, &y));  // one output: the centre
+  CHECK(y[0] == doctest::Approx(1.5f));
+  REQUIRE(run(1, 4, xnn::kFlagTensorflowLegacy, &y));  // src = o * 2 / 4, the last one past the edge stays there
+  const float lg[4] = {0, 0.5f, 1, 1};
+  for (int j = 0; j < 4; ++j) CHECK(y[j] == doctest::Approx(lg[j]));
+  Status s = run(0, 4, 0, &y);
+  REQUIRE(!s);
+  CHECK(s.message().find("XNNStaticResizeBilinear2D") != std::string::npos);
+  s = run(2, 2, xnn::kFlagAlignCorners | xnn::kFlagTensorflowLegacy, &y);
+  REQUIRE(!s);
+  CHECK(s.message().find("align_corners") != std::string::npos);
+  s = run(2, 2, 0x100, &y);
+  REQUIRE(!s);
+  CHECK(s.message().find("flags") != std::string::npos);
+}
+
+TEST_CASE("xnnpack: fp16 graph runs on the fp32 kernels, stored in fp16 (fp16 constant, fp32 filter, data movement in fp16)") {
+  // y = transpose(fc(x, w32, b32) + c16): x fp16 [2, 3], w fp32 [2, 3], c fp16 [2] constant, y fp16 [2, 2]
+  Builder b;
+  const std::vector<float> xv{0.5f, -1.25f, 2.0f, 3.0f, 0.125f, -0.75f}, wv{0.1f, 0.2f, -0.3f, 0.7f, -0.5f, 0.25f}, bv{0.01f, -0.02f};
+  std::vector<uint16_t> cbits{float_to_half_bits(1.5f), float_to_half_bits(-0.333f)};
+  uint32_t x = b.value(fx::XNNDatatype::xnn_datatype_fp16, {2, 3}, 0, 1);
+  uint32_t w = b.fconst({2, 3}, wv), bias = b.fconst({2}, bv);
+  uint32_t c = b.value(fx::XNNDatatype::xnn_datatype_fp16, {2}, -1, 0, b.constant(cbits.data(), 4));
+  uint32_t f = b.value(fx::XNNDatatype::xnn_datatype_fp16, {2, 2}), a = b.value(fx::XNNDatatype::xnn_datatype_fp16, {2, 2});
+  uint32_t y = b.value(fx::XNNDatatype::xnn_datatype_fp16, {2, 2}, 1, 2);
+  b.node(fx::XNodeUnion::XNNFullyConnected, fx::CreateXNNFullyConnected(b.fbb, x, w, bias, f, 0).Union());
+  b.binary(fx::XNodeUnion::XNNAdd, f, c, a);
+  b.node(fx::XNodeUnion::XNNStaticTranspose,
+         fx::CreateXNNStaticTranspose(b.fbb, 2, b.fbb.CreateVector(std::vector<uint32_t>{1, 0}), a, y, 0).Union());
+  auto blob = b.blob();
+  std::unique_ptr<BackendInstance> inst;
+  Status s = make(blob, &inst);
+  REQUIRE_MESSAGE(s, s.message());
+  HalfT hx({2, 3}, xv), hy({2, 2}, {}, 4);
+  EValue* args[] = {&hx.ev, &hy.ev};
+  KernelContext ctx;
+  REQUIRE_MESSAGE(inst->execute(ctx, args, 2), ctx.message());
+  for (int m = 0; m < 2; ++m)
+    for (int n = 0; n < 2; ++n) {
+      float acc = bv[n];
+      for (int k = 0; k < 3; ++k) acc += round_half(xv[m * 3 + k]) * wv[n * 3 + k];
+      const float fc = round_half(acc);
+      const float want = round_half(fc + half_bits_to_float(cbits[n]));
+      CHECK(hy.at(static_cast<size_t>(n * 2 + m)) == want);  // transposed
+    }
+  // info: the nodes are listed with their serialized types and as supported
+  std::vector<DelegateNodeInfo> nodes;
+  REQUIRE(xnn::describe_xnnpack_blob({blob.data(), blob.size()}, nullptr, &nodes));
+  REQUIRE(nodes.size() == 3);
+  CHECK(nodes[0].name == "XNNFullyConnected");
+  CHECK(nodes[0].types == "fp16 x fp32 -> fp16");
+  for (const auto& e : nodes) CHECK_MESSAGE(e.supported, e.name);
+}
+
+TEST_CASE("xnnpack: asymmetric padding on Conv2d, DepthwiseConv2d, AvgPooling2d (divisor: the valid taps) and MaxPooling2d") {
+  // pads (top, right, bottom, left) = (2, 0, 1, 1), stride 2x1, on x [1, 5, 4, 2]
+  const int H = 5, W = 4, C = 2, pt = 2, pr = 0, pb = 1, pl = 1, K = 3, sh = 2, sw = 1;
+  const int OH = (H + pt + pb - K) / sh + 1, OW = (W + pl + pr - K) / sw + 1;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> xv(H * W * C), wv(3 * K * K * C), dv(K * K * C);
+  for (auto& v : xv) v = u(rng);
+  for (auto& v : wv) v = u(rng);
+  for (auto& v : dv) v = u(rng);
+  Builder b;
+  uint32_t x = b.fvalue({1, H, W, C}, 0, 1), w = b.fconst({3, K, K, C}, wv), dw = b.fconst({1, K, K, C}, dv);
+  uint32_t yc = b.fvalue({1, OH, OW, 3}, 1, 2), yd = b.fvalue({1, OH, OW, C}, 2, 2);
+  uint32_t ya = b.fvalue({1, OH, OW, C}, 3, 2), ym = b.fvalue({1, OH, OW, C}, 4, 2);
+  b.node(fx::XNodeUnion::XNNConv2d,
+         fx::Create_XNNNodeConv(b.fbb, pt, pr, pb, pl, K, K, sh, sw, 1, 1, C, 3, 1, 0, 0, x, w, 0xFFFFFFFFu, yc, 0).Union());
+  b.node(fx::XNodeUnion::XNNDepthwiseConv2d,
+         fx::Create_XNNNodeConv(b.fbb, pt, pr, pb, pl, K, K, sh, sw, 1, 1, 1, 1, C, 0, 0, x, dw, 0xFFFFFFFFu, yd, 0).Union());
+  b.node(fx::XNodeUnion::XNNAvgPooling2d, fx::Create_XNNPooling2D(b.fbb, pt, pr, pb, pl, K, K, sh, sw, 1, 1, x, ya, 0).Union());
+  b.node(fx::XNodeUnion::XNNMaxPooling2d, fx::Create_XNNPooling2D(b.fbb, pt, pr, pb, pl, K, K, sh, sw, 1, 1, x, ym, 0).Union());
+  auto blob = b.blob();
+  std::unique_ptr<BackendInstance> inst;
+  Status s = make(blob, &inst);
+  REQUIRE_MESSAGE(s, s.message());
+  HostT a({1, H, W, C}, xv), oc({1, OH, OW, 3}, {}, OH * OW * 3), od({1, OH, OW, C}, {}, OH * OW * C);
+  HostT oa({1, OH, OW, C}, {}, OH * OW * C), om({1, OH, OW, C}, {}, OH * OW * C);
+  EValue* args[] = {&a.ev, &oc.ev, &od.ev, &oa.ev, &om.ev};
+  KernelContext ctx;
+  REQUIRE_MESSAGE(inst->execute(ctx, args, 5), ctx.message());
+  CHECK(oc.t.sizes[1] == OH);
+  CHECK(oc.t.sizes[2] == OW);
+  for (int oh = 0; oh < OH; ++oh)
+    for (int ow = 0; ow < OW; ++ow) {
+      double conv[3] = {}, dwc[C] = {}, sum[C] = {};
+      float mx[C] = {-INFINITY, -INFINITY};
+      int taps = 0;
+      for (int kh = 0; kh < K; ++kh)
+        for (int kw = 0; kw < K; ++kw) {
+          const int ih = oh * sh - pt + kh, iw = ow * sw - pl + kw;
+          if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+          ++taps;
+          for (int c = 0; c < C; ++c) {
+            const float v = xv[(ih * W + iw) * C + c];
+            for (int o = 0; o < 3; ++o) conv[o] += v * wv[((o * K + kh) * K + kw) * C + c];
+            dwc[c] += v * dv[(kh * K + kw) * C + c];
+            sum[c] += v;
+            mx[c] = std::max(mx[c], v);
+          }
+        }
+      REQUIRE(taps > 0);
+      for (int o = 0; o < 3; ++o) CHECK(oc.data[(oh * OW + ow) * 3 + o] == doctest::Approx(conv[o]).epsilon(1e-5));
+      for (int c = 0; c < C; ++c) {
+        CHECK(od.data[(oh * OW + ow) * C + c] == doctest::Approx(dwc[c]).epsilon(1e-5));
+        CHECK(oa.data[(oh * OW + ow) * C + c] == doctest::Approx(sum[c] / taps).epsilon(1e-5));
+        CHECK(om.data[(oh * OW + ow) * C + c] == mx[c]);
+      }
+    }
 }

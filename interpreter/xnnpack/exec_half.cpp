@@ -1,0 +1,155 @@
+// pte-run XNNPACK delegate: fp16 / bf16 graphs. The compute nodes run on the fp32
+// kernels: widen_half() rewrites the graph at load so that every half-precision
+// operand of a compute node is read through an fp32 twin (constants converted once,
+// runtime values by an inserted convert node) and every half-precision result is
+// written to an fp32 temporary and converted back (round to nearest even). Data
+// movement nodes (transpose, reshape, slice, concatenate, copy) stay in half
+// precision: they move bytes. run_convert_half() is that convert. A Convert from fp16 to
+// a quantized type (fp16 models with dynamically quantized linears) reads an fp32 twin too.
+#include <cstring>
+
+#include "interpreter/xnnpack/exec.h"
+#include "ops/util.h"
+
+namespace pte::xnn {
+
+namespace {
+
+bool is_half(DT t) { return t == DT::F16 || t == DT::BF16; }
+
+bool moves_bytes(Op op) {
+  switch (op) {
+    case Op::StaticTranspose: case Op::StaticReshape: case Op::StaticSlice: case Op::Concatenate2:
+    case Op::Concatenate3: case Op::Concatenate4: case Op::Concatenate5: case Op::Copy:
+      return true;
+    default:
+      return false;
+  }
+}
+
+float to_f32(DT t, uint16_t h) { return t == DT::F16 ? half_bits_to_float(h) : bf16_bits_to_float(h); }
+uint16_t from_f32(DT t, float f) { return t == DT::F16 ? float_to_half_bits(f) : float_to_bf16_bits(f); }
+
+}  // namespace
+
+bool is_half_convert(const Graph& g, const Node& n) {
+  if (n.op != Op::Convert || n.in[0] < 0 || n.out < 0) return false;
+  const Value& a = g.values[static_cast<size_t>(n.in[0])];
+  const Value& b = g.values[static_cast<size_t>(n.out)];
+  if (a.quant != Quant::None || b.quant != Quant::None) return false;
+  return (is_half(a.dtype) && (b.dtype == DT::F32 || is_half(b.dtype))) || (a.dtype == DT::F32 && is_half(b.dtype));
+}
+
+Status widen_half(Graph* g, std::vector<int32_t>* origin) {
+  std::vector<Node> out;
+  std::vector<int32_t> from;
+  out.reserve(g->nodes.size());
+  std::vector<int32_t> twin(g->values.size(), -1);
+  uint32_t next_id = 0;
+  for (const Value& v : g->values) next_id = std::max(next_id, v.id + 1);
+  auto new_f32 = [&](int32_t like) {
+    Value t;
+    t.id = next_id++;
+    t.dtype = DT::F32;
+    t.dims = g->values[static_cast<size_t>(like)].dims;
+    g->values.push_back(t);
+    twin.push_back(-1);
+    return static_cast<int32_t>(g->values.size() - 1);
+  };
+  auto convert = [&](int32_t src, int32_t dst, int32_t k) {
+    Node c;
+    c.op = Op::Convert;
+    c.in[0] = src;
+    c.nin = 1;
+    c.out = dst;
+    out.push_back(c);
+    from.push_back(k);
+  };
+  for (size_t k = 0; k < g->nodes.size(); ++k) {
+    Node n = g->nodes[k];
+    bool any = n.out >= 0 && is_half(g->values[static_cast<size_t>(n.out)].dtype);
+    for (int i = 0; i < n.nin; ++i)
+      if (n.in[i] >= 0 && is_half(g->values[static_cast<size_t>(n.in[i])].dtype)) any = true;
+    // a half <-> fp32 Convert stays; fp16 -> qdint8 (dynamic quantization of fp16 activations) is widened
+    if (!any || moves_bytes(n.op) || !op_supported(n.op) || is_half_convert(*g, n)) {
+      out.push_back(n);
+      from.push_back(static_cast<int32_t>(k));
+      continue;
+    }
+    for (int i = 0; i < n.nin; ++i) {
+      const int32_t v = n.in[i];
+      if (v < 0 || !is_half(g->values[static_cast<size_t>(v)].dtype)) continue;
+      if (twin[static_cast<size_t>(v)] < 0) {
+        const int32_t t = new_f32(v);
+        const Value& src = g->values[static_cast<size_t>(v)];
+        if (src.is_constant()) {
+          if (src.quant != Quant::None) return Status::error("XNNPACK blob: quantized half-precision constant");
+          const int64_t cnt = src.dims.numel();
+          if (src.data_size < static_cast<size_t>(cnt) * 2)
+            return Status::error("XNNPACK blob: half-precision constant " + std::to_string(src.id) + " is truncated");
+          auto buf = std::make_unique<uint8_t[]>(static_cast<size_t>(cnt) * 4 + 16);
+          float* f = reinterpret_cast<float*>(buf.get());
+          for (int64_t e = 0; e < cnt; ++e) {
+            uint16_t h;
+            std::memcpy(&h, src.data + 2 * e, 2);
+            f[e] = to_f32(src.dtype, h);
+          }
+          Value& tv = g->values[static_cast<size_t>(t)];
+          tv.data = buf.get();
+          tv.data_size = static_cast<size_t>(cnt) * 4;
+          g->owned.push_back(std::move(buf));
+        } else {
+          convert(v, t, static_cast<int32_t>(k));
+        }
+        twin[static_cast<size_t>(v)] = t;
+      }
+      n.in[i] = twin[static_cast<size_t>(v)];
+    }
+    if (n.out >= 0 && is_half(g->values[static_cast<size_t>(n.out)].dtype)) {
+      const int32_t real = n.out, t = new_f32(real);
+      n.out = t;
+      out.push_back(n);
+      from.push_back(static_cast<int32_t>(k));
+      convert(t, real, static_cast<int32_t>(k));
+    } else {
+      out.push_back(n);
+      from.push_back(static_cast<int32_t>(k));
+    }
+  }
+  g->nodes = std::move(out);
+  if (origin) *origin = std::move(from);
+  return Status::ok();
+}
+
+bool run_convert_half(State& s, const Node& n) {
+  const Shape xs = s.v(n.in[0]).shape;
+  if (!s.set_shape(n.out, xs)) return false;
+  const DT a = s.meta(n.in[0]).dtype, b = s.meta(n.out).dtype;
+  const int64_t cnt = xs.numel();
+  const uint8_t* x = s.v(n.in[0]).data;
+  uint8_t* y = s.v(n.out).data;
+  if (a == DT::F32) {
+    const float* xf = reinterpret_cast<const float*>(x);
+    for (int64_t i = 0; i < cnt; ++i) {
+      const uint16_t h = from_f32(b, xf[i]);
+      std::memcpy(y + 2 * i, &h, 2);
+    }
+  } else if (b == DT::F32) {
+    float* yf = reinterpret_cast<float*>(y);
+    for (int64_t i = 0; i < cnt; ++i) {
+      uint16_t h;
+      std::memcpy(&h, x + 2 * i, 2);
+      yf[i] = to_f32(a, h);
+    }
+  } else {  // fp16 <-> bf16 (through fp32), or a plain copy
+    for (int64_t i = 0; i < cnt; ++i) {
+      uint16_t h;
+      std::memcpy(&h, x + 2 * i, 2);
+      h = a == b ? h : from_f32(b, to_f32(a, h));
+      std::memcpy(y + 2 * i, &h, 2);
+    }
+  }
+  return true;
+}
+
+}  // namespace pte::xnn
