@@ -43,8 +43,10 @@ const char* kDataDir = "fixtures/data/";
 // quantized XNNPACK graphs (8da4w, 8da8w) quantize activations per row, so any
 // rounding difference upstream flips whole quantization steps; pte-run reproduces
 // XNNPACK's qd8 parameters and GEMM epilogue exactly (interpreter/xnnpack/exec.h).
-bool bit_exact_with_et(const std::string& name) {
-  return name == "qlinear_8da4w_xnnpack" || name == "qlinear_8da8w_xnnpack";
+// Also the XNNPACK nodes whose approximations pte-run reproduces (xnn_math.h).
+bool bit_exact_with_et(const std::string& name, const std::string& label) {
+  if (name == "qlinear_8da4w_xnnpack" || name == "qlinear_8da8w_xnnpack") return true;
+  return name == "xnode_misc_f32_xnnpack" && (label == " sin_cos" || label == " square_rsqrt");
 }
 
 // A manifest value: {"kind": "tensor", "file": ...} or {"kind": "int"|"float"|"bool", "value": v}.
@@ -194,7 +196,7 @@ std::string run_case(const pte::json::Value& c) {
                                   << rt.nmse << " (executorch) above " << nmse_max);
       CHECK_MESSAGE(re.ok, name << " step " << si << " output " << k << label << " vs eager: " << re.message);
       CHECK_MESSAGE(rt.ok, name << " step " << si << " output " << k << label << " vs executorch: " << rt.message);
-      if (bit_exact_with_et(name))
+      if (bit_exact_with_et(name, label))
         CHECK_MESSAGE(rt.max_abs_err == 0.0, name << " step " << si << " output " << k << ": max |d| " << rt.max_abs_err
                                                   << " vs executorch, which this case must equal bit for bit");
       ok = ok && good;
