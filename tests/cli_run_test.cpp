@@ -429,3 +429,42 @@ TEST_CASE("cli run: --repeat re-sets planned inputs (tiny_llama prefill twice)")
   CHECK(c.ok);
   fs::remove_all(dir);
 }
+
+// --then: calls in sequence on one loaded method (the KV cache carries over): tiny_llama's
+// recorded steps 0..2 as three calls give step 2's reference; --dump writes the last call's
+// instructions, their files listed in index.tsv.
+TEST_CASE("cli run: --then runs a call sequence (tiny_llama steps 0-2) and --dump writes the last call") {
+  const std::string d = "fixtures/data/tiny_llama/";
+  fs::path dir = fs::temp_directory_path() / ("pte_cli_then_" + std::to_string(::getpid()));
+  fs::path dump = dir / "dump";
+  Result r = run({"run", d + "model.pte", "--input", d + "input_0_0.npy", "--input", d + "input_0_1.npy", "--then",
+                  "--input", d + "input_1_0.npy", "--input", d + "input_1_1.npy", "--then", "--input", d + "input_2_0.npy",
+                  "--input", d + "input_2_1.npy", "--save-outputs", dir.string(), "--dump", dump.string()});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  pte::util::HostTensor got, want, one;
+  REQUIRE(pte::util::npy_read((dir / "output_0.npy").string(), &got));
+  REQUIRE(pte::util::npy_read(d + "expected_et_2_0.npy", &want));
+  pte::util::CompareOptions opt;
+  opt.atol = 1e-4;
+  opt.rtol = 1e-3;
+  pte::util::CompareResult c = pte::util::compare_tensors(got, want, opt);
+  INFO(c.message);
+  CHECK(c.ok);
+  // the index lists every dumped file; the last listed one is the last instruction's output
+  std::string index = slurp(dump / "index.tsv");
+  CHECK(has(index, "chain\tinstruction\tkind\tname\targ\tfile\tdtype\tshape"));
+  int files = count_lines(index) - 1;
+  CHECK(files > 10);
+  std::string last = index.substr(index.rfind('\n', index.size() - 2) + 1);
+  std::string file = last.substr(0, last.size() - 1);
+  for (int tab = 0; tab < 5; ++tab) file = file.substr(file.find('\t') + 1);
+  file = file.substr(0, file.find('\t'));
+  CHECK(pte::util::npy_read((dump / file).string(), &one));
+  // a bad --then sequence: the first call's missing input is named
+  Result bad = run({"run", d + "model.pte", "--input", d + "input_0_0.npy", "--then", "--input", d + "input_1_0.npy",
+                    "--input", d + "input_1_1.npy"});
+  CHECK(bad.code == 1);
+  CHECK(has(bad.err, "call 1"));
+  fs::remove_all(dir);
+}
