@@ -35,8 +35,14 @@ struct RtValue {
 // Per-node data prepared at load.
 struct Prepared {
   std::vector<float> w;        // packed fp32 weights (conv: OIHW)
-  std::vector<int32_t> wsum;   // quantized FC: per output channel sums of the weights (qd8 zero-point correction)
-  std::vector<int8_t> wq;      // quantized FC: unpacked int8 weights [N, K] (4-bit unpacked, minus the zero point)
+  // quantized FC. Static int8: wq = the filter as int8 [N, K], w = per-channel scales.
+  // qd8 (qgemm_qd8.h): wdata = the filter rows (in the file, or wq for a transposed int8
+  // filter), w / wsum = per-block scales / weight sums [blocks, N].
+  std::vector<int32_t> wsum;
+  std::vector<int8_t> wq;
+  const uint8_t* wdata = nullptr;
+  int64_t w_row_bytes = 0;
+  bool w4 = false;
 };
 
 struct State {
@@ -83,24 +89,5 @@ Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared
 
 // Applies the node's fused output range to `count` floats (no-op for +-inf).
 void clamp_output(const Node& n, float* y, int64_t count);
-
-// qd8 x int8-weight GEMM kernels (exec_quant.cpp): y[m, n] for rows of int8
-// activations xq [M, K] with per-row scale / zero point, weights wq [N, K] (int8,
-// zero point removed), per-channel (or per-block) scales; fp32 out.
-struct QGemm {
-  int64_t M = 0, N = 0, K = 0;
-  const int8_t* x = nullptr;       // [M, K]
-  const float* x_scale = nullptr;  // [M]
-  const int32_t* x_zp = nullptr;   // [M]
-  const int8_t* w = nullptr;       // [N, K]
-  const int32_t* wsum = nullptr;   // [N * blocks] sums of w over each block
-  const float* w_scale = nullptr;  // [N * blocks]
-  int64_t block = 0;               // K / blocks (== K for per-channel)
-  const float* bias = nullptr;     // [N] or null
-  float* y = nullptr;              // [M, N]
-};
-void qgemm_qd8_scalar(const QGemm& q, int64_t n0, int64_t n1);
-void qgemm_qd8_avx2(const QGemm& q, int64_t n0, int64_t n1);
-void qgemm_qd8(pthreadpool* pool, const QGemm& q, bool force_scalar = false);
 
 }  // namespace pte::xnn

@@ -5,17 +5,17 @@
 //   FullyConnected qint8 x qint8/qcint8 (+ qint32 bias) -> qint8      (static int8)
 //                  qdint8 x qcint8 / qcint4 / qbint4 (+ fp32 bias) -> fp32   (8da8w / 8da4w)
 //
-// Weights are unpacked once at load to int8 [N, K] without their zero point, with
-// per-block sums for the activation zero-point correction.
-#include <immintrin.h>
-#include <pthreadpool.h>
+// qd8 filters are read in place from the file (4-bit or int8 rows; a transposed int8
+// filter is copied once to [N, K]); load prepares per-block scales and weight sums,
+// [blocks, N]. The kernels are in qgemm_qd8*.cpp. Static int8 filters are unpacked to
+// int8 [N, K].
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include "interpreter/xnnpack/exec.h"
-#include "ops/linalg/gemm.h"
+#include "interpreter/xnnpack/qgemm_qd8.h"
 
 namespace pte::xnn {
 
@@ -144,137 +144,58 @@ Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared
     if (stat && b->dtype != DT::QInt32 && b->dtype != DT::QCInt32) return fail("bias must be int32");
   }
   if (!p) return Status::ok();  // checks only
-  // unpack to int8 [N, K]
+  const bool w4 = w.dtype == DT::QCInt4 || w.dtype == DT::QBInt4;
+  const int64_t nb = block ? K / block : 0;
+  if (dyn) {
+    // qd8: the filter stays where the file has it (4-bit rows or int8 [N, K]); only a
+    // transposed int8 filter is copied to [N, K]. Scales and block sums go [blocks, N].
+    p->w4 = w4;
+    p->w_row_bytes = w4 ? (K + 1) / 2 : K;
+    if (!w4 && tw) {
+      p->wq.resize(static_cast<size_t>(N * K));
+      const int8_t* d = reinterpret_cast<const int8_t*>(w.data);
+      for (int64_t o = 0; o < N; ++o)
+        for (int64_t k = 0; k < K; ++k) p->wq[static_cast<size_t>(o * K + k)] = d[k * N + o];
+      p->wdata = reinterpret_cast<const uint8_t*>(p->wq.data());
+    } else {
+      p->wdata = w.data;
+    }
+    p->wsum.assign(static_cast<size_t>(N * nb), 0);
+    p->w.resize(static_cast<size_t>(N * nb));
+    for (int64_t o = 0; o < N; ++o) {
+      const uint8_t* row = p->wdata + o * p->w_row_bytes;
+      for (int64_t b = 0; b < nb; ++b) {
+        int32_t sum = 0;
+        if (w4) {
+          for (int64_t k = b * block; k < (b + 1) * block; ++k)
+            sum += static_cast<int32_t>((k & 1) ? (row[k >> 1] >> 4) : (row[k >> 1] & 15));
+          sum -= static_cast<int32_t>(8 * block);
+        } else {
+          for (int64_t k = b * block; k < (b + 1) * block; ++k) sum += static_cast<int8_t>(row[k]);
+        }
+        p->wsum[static_cast<size_t>(b * N + o)] = sum;
+        p->w[static_cast<size_t>(b * N + o)] = scales[static_cast<size_t>(o * nb + b)];
+      }
+    }
+    return Status::ok();
+  }
+  // static int8: unpack to int8 [N, K]
   p->wq.resize(static_cast<size_t>(N * K));
   const uint8_t* d = w.data;
   const int64_t row_bytes = (K + 1) / 2;
   for (int64_t o = 0; o < N; ++o)
     for (int64_t k = 0; k < K; ++k) {
       int v;
-      if (w.dtype == DT::QCInt4 || w.dtype == DT::QBInt4) {
-        uint8_t byte = d[o * row_bytes + k / 2];
+      if (w4) {
+        const uint8_t byte = d[o * row_bytes + k / 2];
         v = static_cast<int>((k & 1) ? (byte >> 4) : (byte & 15)) - 8;
       } else {
         v = reinterpret_cast<const int8_t*>(d)[tw ? k * N + o : o * K + k];
       }
       p->wq[static_cast<size_t>(o * K + k)] = static_cast<int8_t>(v);
     }
-  const int64_t nb = block ? K / block : 0;
-  p->wsum.assign(static_cast<size_t>(N * nb), 0);
-  for (int64_t o = 0; o < N; ++o)
-    for (int64_t k = 0; k < K; ++k) p->wsum[static_cast<size_t>(o * nb + k / block)] += p->wq[static_cast<size_t>(o * K + k)];
   p->w = std::move(scales);
   return Status::ok();
-}
-
-// ---- qd8 GEMM kernels ----
-
-void qgemm_qd8_scalar(const QGemm& q, int64_t n0, int64_t n1) {
-  const int64_t nb = q.block ? q.K / q.block : 0;
-  for (int64_t m = 0; m < q.M; ++m) {
-    const int8_t* x = q.x + m * q.K;
-    const float xs = q.x_scale[m];
-    const int32_t xz = q.x_zp[m];
-    for (int64_t n = n0; n < n1; ++n) {
-      const int8_t* w = q.w + n * q.K;
-      float acc = 0.0f;
-      for (int64_t b = 0; b < nb; ++b) {
-        int32_t dot = 0;
-        for (int64_t k = b * q.block; k < (b + 1) * q.block; ++k) dot += static_cast<int32_t>(x[k]) * static_cast<int32_t>(w[k]);
-        dot -= xz * q.wsum[n * nb + b];
-        acc += static_cast<float>(dot) * q.w_scale[n * nb + b];
-      }
-      q.y[m * q.N + n] = acc * xs + (q.bias ? q.bias[n] : 0.0f);
-    }
-  }
-}
-
-namespace {
-
-__attribute__((target("avx2,fma"))) inline int32_t dot_i8_avx2(const int8_t* a, const int8_t* b, int64_t k) {
-  __m256i acc = _mm256_setzero_si256();
-  int64_t i = 0;
-  for (; i + 16 <= k; i += 16) {
-    __m256i va = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i)));
-    __m256i vb = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i)));
-    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(va, vb));
-  }
-  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
-  int32_t r = _mm_cvtsi128_si32(s);
-  for (; i < k; ++i) r += static_cast<int32_t>(a[i]) * static_cast<int32_t>(b[i]);
-  return r;
-}
-
-}  // namespace
-
-// Per (row, column): int8 products summed per block in int32 lanes (madd), scaled by
-// the block scale in fp32 lanes; one horizontal sum per output. The zero-point
-// term uses the per-block weight sums (scalar, once per block).
-__attribute__((target("avx2,fma"))) void qgemm_qd8_avx2(const QGemm& q, int64_t n0, int64_t n1) {
-  const int64_t nb = q.block ? q.K / q.block : 0;
-  const bool vec_blocks = q.block % 16 == 0;
-  for (int64_t m = 0; m < q.M; ++m) {
-    const int8_t* x = q.x + m * q.K;
-    const float xs = q.x_scale[m];
-    const int32_t xz = q.x_zp[m];
-    for (int64_t n = n0; n < n1; ++n) {
-      const int8_t* w = q.w + n * q.K;
-      const float* sc = q.w_scale + n * nb;
-      const int32_t* ws = q.wsum + n * nb;
-      float acc = 0.0f;
-      if (vec_blocks) {
-        __m256 vacc = _mm256_setzero_ps();
-        for (int64_t b = 0; b < nb; ++b) {
-          __m256i vd = _mm256_setzero_si256();
-          for (int64_t i = b * q.block; i < (b + 1) * q.block; i += 16) {
-            __m256i va = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i)));
-            __m256i vb = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + i)));
-            vd = _mm256_add_epi32(vd, _mm256_madd_epi16(va, vb));
-          }
-          vacc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(vd), _mm256_set1_ps(sc[b]), vacc);
-          acc -= static_cast<float>(xz * ws[b]) * sc[b];
-        }
-        __m128 h = _mm_add_ps(_mm256_castps256_ps128(vacc), _mm256_extractf128_ps(vacc, 1));
-        h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-        h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
-        acc += _mm_cvtss_f32(h);
-      } else {
-        for (int64_t b = 0; b < nb; ++b) {
-          int32_t dot = dot_i8_avx2(x + b * q.block, w + b * q.block, q.block) - xz * ws[b];
-          acc += static_cast<float>(dot) * sc[b];
-        }
-      }
-      q.y[m * q.N + n] = acc * xs + (q.bias ? q.bias[n] : 0.0f);
-    }
-  }
-}
-
-namespace {
-struct QTask {
-  const QGemm* q;
-  bool avx2;
-  int64_t tile;
-};
-void qtask(void* ctx, size_t i) {
-  const QTask* t = static_cast<const QTask*>(ctx);
-  int64_t n0 = static_cast<int64_t>(i) * t->tile, n1 = std::min(t->q->N, n0 + t->tile);
-  if (t->avx2)
-    qgemm_qd8_avx2(*t->q, n0, n1);
-  else
-    qgemm_qd8_scalar(*t->q, n0, n1);
-}
-}  // namespace
-
-void qgemm_qd8(pthreadpool* pool, const QGemm& q, bool force_scalar) {
-  QTask t{&q, !force_scalar && linalg::cpu_has_avx2_fma(), 16};
-  const size_t tiles = static_cast<size_t>((q.N + t.tile - 1) / t.tile);
-  if (!pool || tiles <= 1) {
-    for (size_t i = 0; i < tiles; ++i) qtask(&t, i);
-    return;
-  }
-  pthreadpool_parallelize_1d(pool, qtask, &t, tiles, 0);
 }
 
 bool run_fully_connected_quantized(State& s, const Node& n) {
@@ -297,11 +218,12 @@ bool run_fully_connected_quantized(State& s, const Node& n) {
     QGemm q;
     q.M = M, q.N = N, q.K = K;
     q.x = reinterpret_cast<const int8_t*>(x.data), q.x_scale = x.row_scale, q.x_zp = x.row_zp;
-    q.w = p.wq.data(), q.wsum = p.wsum.data(), q.w_scale = p.w.data();
+    q.wkind = p.w4 ? QWeights::U4 : QWeights::I8;
+    q.w = p.wdata, q.w_row_bytes = p.w_row_bytes, q.wsum = p.wsum.data(), q.w_scale = p.w.data();
     q.block = vw.dtype == DT::QBInt4 ? vw.block_size : K;
     q.bias = n.in[2] >= 0 ? s.ptr<float>(n.in[2]) : nullptr;
     q.y = s.ptr<float>(n.out);
-    if (M > 0 && N > 0 && K > 0) qgemm_qd8(s.ctx->threadpool, q);
+    if (M > 0 && N > 0 && K > 0) qgemm_qd8(s.ctx->threadpool, q, s.ctx->scratch(qgemm_qd8_scratch_bytes(q)));
     if (K == 0)
       for (int64_t i = 0; i < M * N; ++i) q.y[i] = q.bias ? q.bias[i % N] : 0.0f;
     clamp_output(n, q.y, M * N);

@@ -310,40 +310,6 @@ TEST_CASE("xnnpack: malformed blobs and unsupported nodes are one clear error") 
   }
 }
 
-TEST_CASE("xnnpack: qd8 GEMM, AVX2 against the scalar reference (per channel and blockwise)") {
-  std::mt19937 rng(7);
-  std::uniform_int_distribution<int> q8(-128, 127), q4(-8, 7);
-  for (int64_t block : {int64_t(0), int64_t(32), int64_t(24)}) {
-    const int64_t M = 3, N = 37, K = 96;
-    std::vector<int8_t> x(M * K), w(N * K);
-    for (auto& v : x) v = static_cast<int8_t>(q8(rng));
-    for (auto& v : w) v = static_cast<int8_t>(block ? q4(rng) : q8(rng));
-    const int64_t bs = block ? block : K, nb = K / bs;
-    std::vector<float> xs{0.01f, 0.02f, 0.5f}, ws(N * nb), bias(N), y0(M * N), y1(M * N);
-    std::vector<int32_t> xz{-3, 0, 17}, wsum(N * nb, 0);
-    for (int64_t i = 0; i < N * nb; ++i) ws[i] = 0.001f * static_cast<float>(i % 13 + 1);
-    for (int64_t i = 0; i < N; ++i) bias[i] = 0.1f * static_cast<float>(i);
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t k = 0; k < K; ++k) wsum[n * nb + k / bs] += w[n * K + k];
-    xnn::QGemm q;
-    q.M = M, q.N = N, q.K = K, q.x = x.data(), q.x_scale = xs.data(), q.x_zp = xz.data(), q.w = w.data();
-    q.wsum = wsum.data(), q.w_scale = ws.data(), q.block = bs, q.bias = bias.data();
-    q.y = y0.data();
-    xnn::qgemm_qd8_scalar(q, 0, N);
-    // the reference against plain dequantized arithmetic
-    for (int64_t m = 0; m < M; ++m)
-      for (int64_t n = 0; n < N; ++n) {
-        double acc = bias[n];
-        for (int64_t k = 0; k < K; ++k)
-          acc += (static_cast<double>(x[m * K + k]) - xz[m]) * xs[m] * static_cast<double>(w[n * K + k]) * ws[n * nb + k / bs];
-        CHECK(y0[m * N + n] == doctest::Approx(acc).epsilon(1e-4));
-      }
-    q.y = y1.data();
-    xnn::qgemm_qd8(nullptr, q);
-    for (int64_t i = 0; i < M * N; ++i) CHECK(y1[i] == doctest::Approx(y0[i]).epsilon(1e-5).scale(1e-3));
-  }
-}
-
 TEST_CASE("xnnpack: depthwise convolution, average pooling (padding excluded) and global average pooling") {
   // x [1, 3, 3, 2], depthwise 3x3 pad 1 with channel multiplier 2 -> 4 channels
   Builder b;

@@ -1,0 +1,76 @@
+// pte-run XNNPACK delegate: qd8 GEMM / GEMV kernels (8da4w, 8da8w, qc4w).
+//
+//   y[m, n] = bias[n] + x_scale[m] * sum over blocks b of  scale[b, n] * dot_b(m, n)
+//   dot_b(m, n) = sum_{k in b} (x[m, k] - x_zp[m]) * w[n, k]          (exact int32)
+//
+// x: dynamically quantized int8 rows (qd8: per-row scale and zero point).
+// w: the filter as the .pte stores it, read in place (no copy, no unpacking):
+//   QWeights::I8  int8 rows [N][K]                               (qcint8, per channel)
+//   QWeights::U4  4-bit rows [N][(K+1)/2], low nibble = even k, value = nibble - 8
+//                 (qbint4: blockwise; qcint4: one block of K)
+// Per block b and column n (both [blocks][N], column fastest, prepared at load):
+//   scale[b * N + n], wsum[b * N + n] = sum_{k in b} w[n, k]  (for the zero-point term).
+//
+// Kernels (one per file, all bit-identical to the scalar reference):
+//   qgemm_qd8_scalar.cpp  the reference, any shape
+//   qgemm_qd8_avx2.cpp    AVX2 (4-bit: maddubs on 8 columns x 2 rows; 8-bit: widened madd)
+//   qgemm_qd8_avx512.cpp  AVX-512 VNNI (vpdpbusd on 16 columns x up to 4 rows)
+//   qgemm_qd8.cpp         ISA choice at run time, activation preparation, threads
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+struct pthreadpool;
+
+namespace pte::xnn {
+
+enum class QWeights : uint8_t { I8, U4 };
+
+struct QGemm {
+  int64_t M = 0, N = 0, K = 0;
+  const int8_t* x = nullptr;       // [M, K]
+  const float* x_scale = nullptr;  // [M]
+  const int32_t* x_zp = nullptr;   // [M]
+  QWeights wkind = QWeights::I8;
+  const uint8_t* w = nullptr;      // N rows of w_row_bytes
+  int64_t w_row_bytes = 0;         // K (I8) or (K + 1) / 2 (U4)
+  int64_t block = 0;               // divides K (== K for per channel)
+  const int32_t* wsum = nullptr;   // [K / block, N]
+  const float* w_scale = nullptr;  // [K / block, N]
+  const float* bias = nullptr;     // [N] or null
+  float* y = nullptr;              // [M, N]
+};
+
+// ---- THE float epilogue: the one place that fixes the rounding of every kernel ----
+// Per output, blocks in order, each step rounded separately (never fused):
+//   acc = 0;  acc = acc + float(dot_b) * scale_b  for b = 0 .. blocks-1;  y = acc * x_scale + bias
+// (bias 0.0f when absent). The SIMD kernels apply it lane-wise (one output per lane) through
+// an ops struct O {F, I, add, mul, to_float}; their files are compiled with fp-contract=off.
+template <class O>
+inline typename O::F qd8_block_step(typename O::F acc, typename O::I dot, typename O::F scale) {
+  return O::add(acc, O::mul(O::to_float(dot), scale));
+}
+template <class O>
+inline typename O::F qd8_output(typename O::F acc, typename O::F x_scale, typename O::F bias) {
+  return O::add(O::mul(acc, x_scale), bias);
+}
+
+// Rows [m0, m1) x columns [n0, n1) of y.
+void qgemm_qd8_scalar(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
+
+// The SIMD kernels read the activations prepared by qd8_prepare_x (M * K bytes):
+// each byte x ^ 0x80 (unsigned x + 128); for U4, every 32 k reordered as the 16 even k
+// then the 16 odd k, in the order of the nibbles of the 16 weight bytes (4 per dword).
+bool qd8_simd_supported(const QGemm& q);  // shape and CPU allow a SIMD kernel
+void qd8_prepare_x(const QGemm& q, uint8_t* xp);
+bool cpu_has_avx512_vnni();
+void qgemm_qd8_avx2(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
+void qgemm_qd8_avx512(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
+
+enum class QIsa : uint8_t { Auto, Scalar, Avx2, Avx512 };
+// Whole product, split over the pool's threads (pool may be null). scratch: at least
+// qgemm_qd8_scratch_bytes(q) bytes (64-byte aligned) or null (then the scalar kernel runs).
+size_t qgemm_qd8_scratch_bytes(const QGemm& q);
+void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa = QIsa::Auto);
+
+}  // namespace pte::xnn

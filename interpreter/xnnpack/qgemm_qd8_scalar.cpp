@@ -1,0 +1,42 @@
+// qd8 GEMM, the scalar reference (see qgemm_qd8.h). Any shape and block size.
+#pragma GCC optimize("fp-contract=off")
+#include "interpreter/xnnpack/qgemm_qd8.h"
+
+namespace pte::xnn {
+
+namespace {
+struct ScalarOps {
+  using F = float;
+  using I = int32_t;
+  static F add(F a, F b) { return a + b; }
+  static F mul(F a, F b) { return a * b; }
+  static F to_float(I v) { return static_cast<F>(v); }
+};
+
+inline int32_t weight(const QGemm& q, const uint8_t* row, int64_t k) {
+  if (q.wkind == QWeights::I8) return static_cast<int8_t>(row[k]);
+  const uint8_t b = row[k >> 1];
+  return static_cast<int32_t>((k & 1) ? (b >> 4) : (b & 15)) - 8;
+}
+}  // namespace
+
+void qgemm_qd8_scalar(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  const int64_t nb = q.block ? q.K / q.block : 0;
+  for (int64_t m = m0; m < m1; ++m) {
+    const int8_t* x = q.x + m * q.K;
+    const int32_t xz = q.x_zp[m];
+    for (int64_t n = n0; n < n1; ++n) {
+      const uint8_t* w = q.w + n * q.w_row_bytes;
+      float acc = 0.0f;
+      for (int64_t b = 0; b < nb; ++b) {
+        int32_t dot = 0;
+        for (int64_t k = b * q.block; k < (b + 1) * q.block; ++k) dot += static_cast<int32_t>(x[k]) * weight(q, w, k);
+        dot -= xz * q.wsum[b * q.N + n];
+        acc = qd8_block_step<ScalarOps>(acc, dot, q.w_scale[b * q.N + n]);
+      }
+      q.y[m * q.N + n] = qd8_output<ScalarOps>(acc, q.x_scale[m], q.bias ? q.bias[n] : 0.0f);
+    }
+  }
+}
+
+}  // namespace pte::xnn
