@@ -37,8 +37,11 @@ struct Prepared {
   std::vector<float> w;        // packed fp32 weights (conv: OIHW)
   // quantized FC. Static int8: wq = the filter as int8 [N, K], w = per-channel scales.
   // qd8 (qgemm_qd8.h): wdata = the filter rows (in the file, or wq for a transposed int8
-  // filter), w / wsum = per-block scales / weight sums [blocks, N].
+  // filter), w / wsum = per-block scales / weight sums [blocks, N] (blockwise 4-bit:
+  // scale_bf16 / wsum16 instead).
   std::vector<int32_t> wsum;
+  std::vector<int16_t> wsum16;
+  std::vector<uint16_t> scale_bf16;
   std::vector<int8_t> wq;
   const uint8_t* wdata = nullptr;
   int64_t w_row_bytes = 0;

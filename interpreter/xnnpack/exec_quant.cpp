@@ -160,21 +160,41 @@ Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared
     } else {
       p->wdata = w.data;
     }
-    p->wsum.assign(static_cast<size_t>(N * nb), 0);
-    p->w.resize(static_cast<size_t>(N * nb));
+    // blockwise 4-bit: bf16 scales (exact: the file stores bf16) and int16 sums (|sum| <= 8 block)
+    bool compact = w.dtype == DT::QBInt4 && block <= 4096;
+    for (size_t i = 0; compact && i < scales.size(); ++i) {
+      uint32_t u;
+      std::memcpy(&u, &scales[i], 4);
+      compact = (u & 0xFFFFu) == 0;
+    }
+    const size_t cells = static_cast<size_t>(N * nb);
+    if (compact)
+      p->wsum16.resize(cells), p->scale_bf16.resize(cells);
+    else
+      p->wsum.resize(cells), p->w.resize(cells);
     for (int64_t o = 0; o < N; ++o) {
       const uint8_t* row = p->wdata + o * p->w_row_bytes;
       for (int64_t b = 0; b < nb; ++b) {
         int32_t sum = 0;
-        if (w4) {
+        if (w4 && block % 2 == 0) {  // whole bytes: both nibbles
+          for (int64_t i = b * block / 2; i < (b + 1) * block / 2; ++i) sum += (row[i] & 15) + (row[i] >> 4);
+          sum -= static_cast<int32_t>(8 * block);
+        } else if (w4) {
           for (int64_t k = b * block; k < (b + 1) * block; ++k)
             sum += static_cast<int32_t>((k & 1) ? (row[k >> 1] >> 4) : (row[k >> 1] & 15));
           sum -= static_cast<int32_t>(8 * block);
         } else {
           for (int64_t k = b * block; k < (b + 1) * block; ++k) sum += static_cast<int8_t>(row[k]);
         }
-        p->wsum[static_cast<size_t>(b * N + o)] = sum;
-        p->w[static_cast<size_t>(b * N + o)] = scales[static_cast<size_t>(o * nb + b)];
+        const size_t at = static_cast<size_t>(b * N + o);
+        const float sc = scales[static_cast<size_t>(o * nb + b)];
+        if (compact) {
+          uint32_t u;
+          std::memcpy(&u, &sc, 4);
+          p->wsum16[at] = static_cast<int16_t>(sum), p->scale_bf16[at] = static_cast<uint16_t>(u >> 16);
+        } else {
+          p->wsum[at] = sum, p->w[at] = sc;
+        }
       }
     }
     return Status::ok();
@@ -219,7 +239,11 @@ bool run_fully_connected_quantized(State& s, const Node& n) {
     q.M = M, q.N = N, q.K = K;
     q.x = reinterpret_cast<const int8_t*>(x.data), q.x_scale = x.row_scale, q.x_zp = x.row_zp;
     q.wkind = p.w4 ? QWeights::U4 : QWeights::I8;
-    q.w = p.wdata, q.w_row_bytes = p.w_row_bytes, q.wsum = p.wsum.data(), q.w_scale = p.w.data();
+    q.w = p.wdata, q.w_row_bytes = p.w_row_bytes;
+    if (!p.wsum16.empty())
+      q.wsum16 = p.wsum16.data(), q.w_scale_bf16 = p.scale_bf16.data();
+    else
+      q.wsum = p.wsum.data(), q.w_scale = p.w.data();
     q.block = vw.dtype == DT::QBInt4 ? vw.block_size : K;
     q.bias = n.in[2] >= 0 ? s.ptr<float>(n.in[2]) : nullptr;
     q.y = s.ptr<float>(n.out);

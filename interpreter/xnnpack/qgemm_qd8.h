@@ -9,7 +9,9 @@
 //   QWeights::U4  4-bit rows [N][(K+1)/2], low nibble = even k, value = nibble - 8
 //                 (qbint4: blockwise; qcint4: one block of K)
 // Per block b and column n (both [blocks][N], column fastest, prepared at load):
-//   scale[b * N + n], wsum[b * N + n] = sum_{k in b} w[n, k]  (for the zero-point term).
+//   scale[b * N + n], wsum[b * N + n] = sum_{k in b} w[n, k]  (for the zero-point term),
+//   fp32 / int32, or bf16 / int16 for blockwise 4-bit filters (a quarter of the bytes
+//   decode reads besides the weights; XNNPACK keeps those scales in bf16 too).
 //
 // Kernels (one per file, all bit-identical to the scalar reference):
 //   qgemm_qd8_scalar.cpp  the reference, any shape
@@ -35,8 +37,12 @@ struct QGemm {
   const uint8_t* w = nullptr;      // N rows of w_row_bytes
   int64_t w_row_bytes = 0;         // K (I8) or (K + 1) / 2 (U4)
   int64_t block = 0;               // divides K (== K for per channel)
-  const int32_t* wsum = nullptr;   // [K / block, N]
-  const float* w_scale = nullptr;  // [K / block, N]
+  // [K / block, N]: fp32 scales and int32 sums, or (blockwise, compact) bf16 scales and
+  // int16 sums; set one of each pair.
+  const int32_t* wsum = nullptr;
+  const float* w_scale = nullptr;
+  const int16_t* wsum16 = nullptr;
+  const uint16_t* w_scale_bf16 = nullptr;
   const float* bias = nullptr;     // [N] or null
   float* y = nullptr;              // [M, N]
 };
@@ -54,6 +60,15 @@ template <class O>
 inline typename O::F qd8_output(typename O::F acc, typename O::F x_scale, typename O::F bias) {
   return O::add(O::mul(acc, x_scale), bias);
 }
+
+inline float qd8_scale(const QGemm& q, int64_t i) {
+  if (q.w_scale) return q.w_scale[i];
+  const uint32_t u = static_cast<uint32_t>(q.w_scale_bf16[i]) << 16;
+  float f;
+  __builtin_memcpy(&f, &u, 4);
+  return f;
+}
+inline int32_t qd8_wsum(const QGemm& q, int64_t i) { return q.wsum ? q.wsum[i] : q.wsum16[i]; }
 
 // Rows [m0, m1) x columns [n0, n1) of y.
 void qgemm_qd8_scalar(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1);

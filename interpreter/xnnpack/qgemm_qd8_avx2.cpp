@@ -48,6 +48,16 @@ inline __m256i reduce4(__m256i a, __m256i b, __m256i c, __m256i d) {
   return _mm256_add_epi32(_mm256_unpacklo_epi64(ab, cd), _mm256_unpackhi_epi64(ab, cd));
 }
 
+inline __m256 load_scales(const QGemm& q, int64_t i) {
+  if (q.w_scale) return _mm256_loadu_ps(q.w_scale + i);
+  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q.w_scale_bf16 + i));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+inline __m256i load_wsum(const QGemm& q, int64_t i) {
+  if (q.wsum) return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q.wsum + i));
+  return _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q.wsum16 + i)));
+}
+
 template <int R>
 void tile_u4(const QGemm& q, const uint8_t* xp, int64_t m, int64_t n) {
   const int64_t K = q.K, N = q.N, nb = K / q.block, cpb = q.block / 32;
@@ -76,8 +86,8 @@ void tile_u4(const QGemm& q, const uint8_t* xp, int64_t m, int64_t n) {
         }
       }
     }
-    const __m256i ws = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q.wsum + b * N + n));
-    const __m256 sc = _mm256_loadu_ps(q.w_scale + b * N + n);
+    const __m256i ws = load_wsum(q, b * N + n);
+    const __m256 sc = load_scales(q, b * N + n);
     for (int r = 0; r < R; ++r) {
       __m256i dot = reduce4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]);
       dot = _mm256_sub_epi32(dot, _mm256_mullo_epi32(_mm256_set1_epi32(128 + q.x_zp[m + r]), ws));
@@ -107,8 +117,8 @@ void run_i8(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
       const int8_t* w = reinterpret_cast<const int8_t*>(q.w + n * q.w_row_bytes);
       float acc = 0.0f;
       for (int64_t b = 0; b < nb; ++b) {
-        const int32_t dot = dot_i8(x + b * q.block, w + b * q.block, q.block) - q.x_zp[m] * q.wsum[b * q.N + n];
-        acc = qd8_block_step<Ops1>(acc, dot, q.w_scale[b * q.N + n]);
+        const int32_t dot = dot_i8(x + b * q.block, w + b * q.block, q.block) - q.x_zp[m] * qd8_wsum(q, b * q.N + n);
+        acc = qd8_block_step<Ops1>(acc, dot, qd8_scale(q, b * q.N + n));
       }
       q.y[m * q.N + n] = qd8_output<Ops1>(acc, q.x_scale[m], q.bias ? q.bias[n] : 0.0f);
     }

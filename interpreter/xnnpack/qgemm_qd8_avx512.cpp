@@ -47,39 +47,63 @@ inline __m512i reduce4(__m512i a, __m512i b, __m512i c, __m512i d) {
   return _mm512_add_epi32(_mm512_unpacklo_epi64(ab, cd), _mm512_unpackhi_epi64(ab, cd));
 }
 
+// Per-block metadata: fp32 scales + int32 weight sums, or (blockwise) bf16 + int16.
+inline __m512 load_scales(const QGemm& q, int64_t i) {
+  if (q.w_scale) return _mm512_loadu_ps(q.w_scale + i);
+  const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q.w_scale_bf16 + i));
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+inline __m512i load_wsum(const QGemm& q, int64_t i) {
+  if (q.wsum) return _mm512_loadu_si512(q.wsum + i);
+  return _mm512_cvtepi16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q.wsum16 + i)));
+}
+
 template <int R, bool W4>
-void tile(const QGemm& q, const uint8_t* xp, int64_t m, int64_t n) {
-  const int64_t K = q.K, N = q.N, nb = K / q.block;
+void tile(const QGemm& q, const uint8_t* xp, int64_t m, int64_t n, bool prefetch) {
+  const int64_t K = q.K, N = q.N, nb = K / q.block, rb = q.w_row_bytes, s4 = 4 * rb;
   const int64_t cpb = q.block / (W4 ? 32 : 16);  // 16-byte weight chunks per block
-  const uint8_t* wr[4][4];
-  for (int j = 0; j < 4; ++j)
-    for (int l = 0; l < 4; ++l) wr[j][l] = q.w + (n + 4 * l + j) * q.w_row_bytes;
-  const uint8_t* xr[R];
+  const uint8_t* w0 = q.w + n * rb;              // column n; register j lane l: + (j + 4 l) rb
+  const uint8_t* x0 = xp + m * K;                // row m; row m + r: + r K
   __m512 vacc[R];
-  for (int r = 0; r < R; ++r) xr[r] = xp + (m + r) * K, vacc[r] = _mm512_setzero_ps();
+  #pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) vacc[r] = _mm512_setzero_ps();
   const __m512i m4 = _mm512_set1_epi8(0x0F), eight = _mm512_set1_epi8(8);
+  // The 16 rows of a group are contiguous: prefetch the next group's over this one's blocks.
+  const uint8_t* pf = w0 + 16 * rb;
+  const int64_t pf_step = prefetch ? ((16 * rb + nb - 1) / nb + 63) / 64 * 64 : 0;
+  int64_t c = 0;
   for (int64_t b = 0; b < nb; ++b) {
+    for (int64_t o = 0; o < pf_step; o += 64) _mm_prefetch(reinterpret_cast<const char*>(pf + o), _MM_HINT_T0);
+    pf += pf_step;
     __m512i acc[R][4];
+    #pragma GCC unroll 4
     for (int r = 0; r < R; ++r)
+      #pragma GCC unroll 4
       for (int j = 0; j < 4; ++j) acc[r][j] = _mm512_setzero_si512();
-    for (int64_t c = b * cpb; c < (b + 1) * cpb; ++c) {
-      const int64_t wo = c * 16;
+    for (const int64_t ce = c + cpb; c < ce; ++c) {
+      const uint8_t* wc = w0 + c * 16;
+      const uint8_t* xc = x0 + c * (W4 ? 32 : 16);
+      #pragma GCC unroll 4
       for (int j = 0; j < 4; ++j) {
-        const __m512i w = load4(wr[j][0] + wo, wr[j][1] + wo, wr[j][2] + wo, wr[j][3] + wo);
+        const uint8_t* p = wc + j * rb;
+        const __m512i w = load4(p, p + s4, p + 2 * s4, p + 3 * s4);
         if constexpr (W4) {
           const __m512i lo = _mm512_sub_epi8(_mm512_and_si512(w, m4), eight);
           const __m512i hi = _mm512_sub_epi8(_mm512_and_si512(_mm512_srli_epi16(w, 4), m4), eight);
+          #pragma GCC unroll 4
           for (int r = 0; r < R; ++r) {
-            acc[r][j] = _mm512_dpbusd_epi32(acc[r][j], _mm512_broadcast_i32x4(ld16(xr[r] + c * 32)), lo);
-            acc[r][j] = _mm512_dpbusd_epi32(acc[r][j], _mm512_broadcast_i32x4(ld16(xr[r] + c * 32 + 16)), hi);
+            acc[r][j] = _mm512_dpbusd_epi32(acc[r][j], _mm512_broadcast_i32x4(ld16(xc + r * K)), lo);
+            acc[r][j] = _mm512_dpbusd_epi32(acc[r][j], _mm512_broadcast_i32x4(ld16(xc + r * K + 16)), hi);
           }
         } else {
-          for (int r = 0; r < R; ++r) acc[r][j] = _mm512_dpbusd_epi32(acc[r][j], _mm512_broadcast_i32x4(ld16(xr[r] + c * 16)), w);
+          #pragma GCC unroll 4
+          for (int r = 0; r < R; ++r) acc[r][j] = _mm512_dpbusd_epi32(acc[r][j], _mm512_broadcast_i32x4(ld16(xc + r * K)), w);
         }
       }
     }
-    const __m512i ws = _mm512_loadu_si512(q.wsum + b * N + n);
-    const __m512 sc = _mm512_loadu_ps(q.w_scale + b * N + n);
+    const __m512i ws = load_wsum(q, b * N + n);
+    const __m512 sc = load_scales(q, b * N + n);
+    #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
       __m512i dot = reduce4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]);
       dot = _mm512_sub_epi32(dot, _mm512_mullo_epi32(_mm512_set1_epi32(128 + q.x_zp[m + r]), ws));
@@ -87,19 +111,23 @@ void tile(const QGemm& q, const uint8_t* xp, int64_t m, int64_t n) {
     }
   }
   const __m512 bias = q.bias ? _mm512_loadu_ps(q.bias + n) : _mm512_setzero_ps();
+  #pragma GCC unroll 4
   for (int r = 0; r < R; ++r)
     _mm512_storeu_ps(q.y + (m + r) * N + n, qd8_output<Ops512>(vacc[r], _mm512_set1_ps(q.x_scale[m + r]), bias));
 }
 
+// Rows in tiles of 3 (4-bit: 12 accumulators, 6 activation vectors and the weights fit
+// the 32 registers) or 4 (8-bit).
 template <bool W4>
 void run(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  constexpr int RT = W4 ? 3 : 4;
   for (int64_t n = n0; n < n1; n += 16) {
     int64_t m = m0;
-    for (; m + 4 <= m1; m += 4) tile<4, W4>(q, xp, m, n);
+    for (; m + RT <= m1; m += RT) tile<RT, W4>(q, xp, m, n, m == m0);
     switch (m1 - m) {
-      case 3: tile<3, W4>(q, xp, m, n); break;
-      case 2: tile<2, W4>(q, xp, m, n); break;
-      case 1: tile<1, W4>(q, xp, m, n); break;
+      case 3: tile<3, W4>(q, xp, m, n, m == m0); break;
+      case 2: tile<2, W4>(q, xp, m, n, m == m0); break;
+      case 1: tile<1, W4>(q, xp, m, n, m == m0); break;
       default: break;
     }
   }
