@@ -13,6 +13,7 @@
 // copy), exec_quant.cpp (convert and the quantized fully connected kernels).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "interpreter/xnnpack/graph.h"
@@ -41,6 +42,8 @@ struct Prepared {
   // scale_bf16 / wsum16 instead).
   std::vector<int32_t> wsum;
   std::vector<int16_t> wsum16;
+  std::unique_ptr<uint8_t[]> wpack;  // 4-bit: the filter repacked for the SIMD kernels (qd8_pack_u4)
+  int64_t meta_stride = 0;     // row stride of the [blocks, S] arrays
   std::vector<uint16_t> scale_bf16;
   std::vector<int8_t> wq;
   const uint8_t* wdata = nullptr;

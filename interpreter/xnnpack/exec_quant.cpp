@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
+#include <new>
 
 #include "interpreter/xnnpack/exec.h"
 #include "interpreter/xnnpack/qgemm_qd8.h"
@@ -167,34 +169,46 @@ Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared
       std::memcpy(&u, &scales[i], 4);
       compact = (u & 0xFFFFu) == 0;
     }
-    const size_t cells = static_cast<size_t>(N * nb);
+    // 4-bit: repacked for the SIMD kernels (qd8_pack_u4: the file's bytes in another order,
+    // with the block sums); its metadata rows are padded to 16 columns
+    const bool pack = w4 && K % 8 == 0 && block % 8 == 0;
+    p->meta_stride = pack ? (N + 15) / 16 * 16 : N;
+    const size_t cells = static_cast<size_t>(p->meta_stride * nb);
     if (compact)
-      p->wsum16.resize(cells), p->scale_bf16.resize(cells);
+      p->wsum16.assign(cells, 0), p->scale_bf16.assign(cells, 0);
     else
-      p->wsum.resize(cells), p->w.resize(cells);
+      p->wsum.assign(cells, 0), p->w.assign(cells, 0.0f);
+    if (pack) {
+      p->wpack.reset(new (std::nothrow) uint8_t[qd8_packed_u4_bytes(N, K)]);
+      if (!p->wpack) return fail("cannot allocate the packed filter");
+      qd8_pack_u4(w.data, N, K, block, p->meta_stride, p->wpack.get(), compact ? nullptr : p->wsum.data(),
+                  compact ? p->wsum16.data() : nullptr);
+    }
     for (int64_t o = 0; o < N; ++o) {
       const uint8_t* row = p->wdata + o * p->w_row_bytes;
       for (int64_t b = 0; b < nb; ++b) {
+        const size_t at = static_cast<size_t>(b * p->meta_stride + o);
+        const float sc = scales[static_cast<size_t>(o * nb + b)];
+        if (compact) {
+          uint32_t u;
+          std::memcpy(&u, &sc, 4);
+          p->scale_bf16[at] = static_cast<uint16_t>(u >> 16);
+        } else {
+          p->w[at] = sc;
+        }
+        if (pack) continue;  // sums written by qd8_pack_u4
         int32_t sum = 0;
-        if (w4 && block % 2 == 0) {  // whole bytes: both nibbles
-          for (int64_t i = b * block / 2; i < (b + 1) * block / 2; ++i) sum += (row[i] & 15) + (row[i] >> 4);
-          sum -= static_cast<int32_t>(8 * block);
-        } else if (w4) {
+        if (w4) {
           for (int64_t k = b * block; k < (b + 1) * block; ++k)
             sum += static_cast<int32_t>((k & 1) ? (row[k >> 1] >> 4) : (row[k >> 1] & 15));
           sum -= static_cast<int32_t>(8 * block);
         } else {
           for (int64_t k = b * block; k < (b + 1) * block; ++k) sum += static_cast<int8_t>(row[k]);
         }
-        const size_t at = static_cast<size_t>(b * N + o);
-        const float sc = scales[static_cast<size_t>(o * nb + b)];
-        if (compact) {
-          uint32_t u;
-          std::memcpy(&u, &sc, 4);
-          p->wsum16[at] = static_cast<int16_t>(sum), p->scale_bf16[at] = static_cast<uint16_t>(u >> 16);
-        } else {
-          p->wsum[at] = sum, p->w[at] = sc;
-        }
+        if (compact)
+          p->wsum16[at] = static_cast<int16_t>(sum);
+        else
+          p->wsum[at] = sum;
       }
     }
     return Status::ok();
@@ -239,7 +253,8 @@ bool run_fully_connected_quantized(State& s, const Node& n) {
     q.M = M, q.N = N, q.K = K;
     q.x = reinterpret_cast<const int8_t*>(x.data), q.x_scale = x.row_scale, q.x_zp = x.row_zp;
     q.wkind = p.w4 ? QWeights::U4 : QWeights::I8;
-    q.w = p.wdata, q.w_row_bytes = p.w_row_bytes;
+    q.w = p.wdata, q.w_row_bytes = p.w_row_bytes, q.meta_stride = p.meta_stride;
+    q.wp = p.wpack.get();
     if (!p.wsum16.empty())
       q.wsum16 = p.wsum16.data(), q.w_scale_bf16 = p.scale_bf16.data();
     else

@@ -5,6 +5,7 @@
 #include <pthreadpool.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "ops/linalg/gemm.h"
 
@@ -18,8 +19,49 @@ bool cpu_has_avx512_vnni() {
 
 bool qd8_simd_supported(const QGemm& q) {
   if (q.M <= 0 || q.N <= 0 || q.K <= 0 || q.block <= 0 || q.K % q.block != 0) return false;
-  if (q.wkind == QWeights::U4) return q.block % 32 == 0 && q.w_row_bytes == q.K / 2;
-  return q.block % 16 == 0 && q.w_row_bytes == q.K;
+  if (q.wkind == QWeights::U4) return q.wp && q.block % 8 == 0 && qd8_meta_stride(q) >= (q.N + 15) / 16 * 16;
+  return q.block % 16 == 0 && q.w_row_bytes == q.K && qd8_meta_stride(q) >= q.N;
+}
+
+size_t qd8_packed_u4_bytes(int64_t N, int64_t K) { return static_cast<size_t>((N + 15) / 16 * 16 * (K / 2)); }
+
+void qd8_pack_u4(const uint8_t* w, int64_t N, int64_t K, int64_t block, int64_t S, uint8_t* out, int32_t* wsum32,
+                 int16_t* wsum16) {
+  if (cpu_has_avx512_vnni()) return qd8_pack_u4_avx512(w, N, K, block, S, out, wsum32, wsum16);
+  qd8_pack_u4_scalar(w, N, K, block, S, out, wsum32, wsum16);
+}
+
+void qd8_pack_u4_scalar(const uint8_t* w, int64_t N, int64_t K, int64_t block, int64_t S, uint8_t* out, int32_t* wsum32,
+                        int16_t* wsum16) {
+  const int64_t rb = K / 2, steps = K / 8, nb = K / block;
+  for (int64_t g = 0; g < (N + 15) / 16; ++g)
+    for (int64_t s = 0; s < steps; ++s)
+      for (int64_t c = 0; c < 16; ++c, out += 4) {
+        const int64_t n = g * 16 + c;
+        if (n < N)
+          std::memcpy(out, w + n * rb + s * 4, 4);
+        else
+          std::memset(out, 0x88, 4);  // value 0
+      }
+  for (int64_t b = 0; b < nb; ++b)
+    for (int64_t n = 0; n < S; ++n) {
+      int32_t sum = 0;
+      if (n < N) {
+        const uint8_t* row = w + n * rb;
+        for (int64_t i = b * block / 2; i < (b + 1) * block / 2; ++i) sum += (row[i] & 15) + (row[i] >> 4);
+        sum -= static_cast<int32_t>(8 * block);
+      }
+      if (wsum32) wsum32[b * S + n] = sum;
+      if (wsum16) wsum16[b * S + n] = static_cast<int16_t>(sum);
+    }
+}
+
+namespace {
+size_t xsum_offset(const QGemm& q) { return (static_cast<size_t>(q.M * q.K) + 63) & ~size_t(63); }
+}  // namespace
+
+const int32_t* qd8_prepared_xsum(const QGemm& q, const uint8_t* xp) {
+  return reinterpret_cast<const int32_t*>(xp + xsum_offset(q));
 }
 
 void qd8_prepare_x(const QGemm& q, uint8_t* xp) {
@@ -29,15 +71,23 @@ void qd8_prepare_x(const QGemm& q, uint8_t* xp) {
     for (int64_t i = 0; i < n; ++i) xp[i] = x[i] ^ 0x80;
     return;
   }
-  // per 32 k (K % 32 == 0): the 16 even k, then the 16 odd k (low, high nibbles of 16 bytes)
-  for (int64_t c = 0; c < n; c += 32)
-    for (int i = 0; i < 16; ++i) {
-      xp[c + i] = x[c + 2 * i] ^ 0x80;
-      xp[c + 16 + i] = x[c + 2 * i + 1] ^ 0x80;
+  for (int64_t c = 0; c < n; c += 8)
+    for (int i = 0; i < 4; ++i) xp[c + i] = x[c + 2 * i], xp[c + 4 + i] = x[c + 2 * i + 1];
+  int32_t* xs = reinterpret_cast<int32_t*>(xp + xsum_offset(q));
+  const int64_t nb = q.K / q.block;
+  for (int64_t m = 0; m < q.M; ++m)
+    for (int64_t b = 0; b < nb; ++b) {
+      int32_t sum = 0;
+      for (int64_t k = b * q.block; k < (b + 1) * q.block; ++k) sum += q.x[m * q.K + k];
+      xs[m * nb + b] = sum;
     }
 }
 
-size_t qgemm_qd8_scratch_bytes(const QGemm& q) { return static_cast<size_t>(std::max<int64_t>(q.M * q.K, 0)); }
+size_t qgemm_qd8_scratch_bytes(const QGemm& q) {
+  if (q.M <= 0 || q.K <= 0) return 0;
+  const int64_t nb = q.block > 0 ? q.K / q.block : 0;
+  return xsum_offset(q) + static_cast<size_t>(q.M * nb) * 4;
+}
 
 namespace {
 
@@ -68,16 +118,20 @@ void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa) {
     isa = QIsa::Scalar;
   Task t{&q, static_cast<const uint8_t*>(scratch), isa};
   if (isa != QIsa::Scalar) qd8_prepare_x(q, static_cast<uint8_t*>(scratch));
-  // Tiles: 64 columns (a multiple of every kernel's width) x 32 rows; the kernels walk
-  // rows inside a column group, so a tile's weights stay in cache across its rows.
-  const size_t tn = 64, tm = 32;
+  // Threads only for products of at least 2^18 multiply-adds (tens of microseconds: a
+  // parallel region costs a few, more when the worker has to be woken). Tiles: rows in 32s
+  // (the kernels walk rows inside a column group, so a group's weights stay in cache);
+  // columns in multiples of 16 (every kernel's width), about 4 tiles per thread when few rows.
   const size_t M = static_cast<size_t>(q.M), N = static_cast<size_t>(q.N);
-  const size_t tiles = ((M + tm - 1) / tm) * ((N + tn - 1) / tn);
+  const size_t threads = pool ? pthreadpool_get_threads_count(pool) : 1;
   const double work = static_cast<double>(q.M) * static_cast<double>(q.N) * static_cast<double>(q.K);
-  if (!pool || tiles <= 1 || pthreadpool_get_threads_count(pool) <= 1 || work < 65536.0) {
+  if (threads <= 1 || work < 262144.0) {
     run_tile(&t, 0, 0, M, N);
     return;
   }
+  const size_t tm = 32;
+  size_t tn = 64;
+  if (M <= 8) tn = std::max<size_t>(16, (N / (4 * threads) + 15) / 16 * 16);
   pthreadpool_parallelize_2d_tile_2d(pool, run_tile, &t, M, N, tm, tn, 0);
 }
 

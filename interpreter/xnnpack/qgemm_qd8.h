@@ -8,8 +8,12 @@
 //   QWeights::I8  int8 rows [N][K]                               (qcint8, per channel)
 //   QWeights::U4  4-bit rows [N][(K+1)/2], low nibble = even k, value = nibble - 8
 //                 (qbint4: blockwise; qcint4: one block of K)
-// Per block b and column n (both [blocks][N], column fastest, prepared at load):
-//   scale[b * N + n], wsum[b * N + n] = sum_{k in b} w[n, k]  (for the zero-point term),
+// U4 filters are also repacked at load for the SIMD kernels (qd8_pack_u4; same bytes as
+// the file's, N padded to 16): for each group of 16 columns, for each 8 k, the 4 bytes of
+// each of the 16 columns: one 64-byte vector holds 8 k of 16 columns (a dword per column).
+// Per block b and column n (both [blocks][S], column fastest, S = meta_stride >= N,
+// prepared at load; padding columns hold zeros):
+//   scale[b * S + n], wsum[b * S + n] = sum_{k in b} w[n, k]  (for the zero-point term),
 //   fp32 / int32, or bf16 / int16 for blockwise 4-bit filters (a quarter of the bytes
 //   decode reads besides the weights; XNNPACK keeps those scales in bf16 too).
 //
@@ -37,6 +41,8 @@ struct QGemm {
   const uint8_t* w = nullptr;      // N rows of w_row_bytes
   int64_t w_row_bytes = 0;         // K (I8) or (K + 1) / 2 (U4)
   int64_t block = 0;               // divides K (== K for per channel)
+  const uint8_t* wp = nullptr;     // U4: the packed filter (qd8_pack_u4) or null
+  int64_t meta_stride = 0;         // S: row stride of the [blocks, S] arrays below (0: N)
   // [K / block, N]: fp32 scales and int32 sums, or (blockwise, compact) bf16 scales and
   // int16 sums; set one of each pair.
   const int32_t* wsum = nullptr;
@@ -61,6 +67,7 @@ inline typename O::F qd8_output(typename O::F acc, typename O::F x_scale, typena
   return O::add(O::mul(acc, x_scale), bias);
 }
 
+inline int64_t qd8_meta_stride(const QGemm& q) { return q.meta_stride ? q.meta_stride : q.N; }
 inline float qd8_scale(const QGemm& q, int64_t i) {
   if (q.w_scale) return q.w_scale[i];
   const uint32_t u = static_cast<uint32_t>(q.w_scale_bf16[i]) << 16;
@@ -73,11 +80,24 @@ inline int32_t qd8_wsum(const QGemm& q, int64_t i) { return q.wsum ? q.wsum[i] :
 // Rows [m0, m1) x columns [n0, n1) of y.
 void qgemm_qd8_scalar(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 
-// The SIMD kernels read the activations prepared by qd8_prepare_x (M * K bytes):
-// each byte x ^ 0x80 (unsigned x + 128); for U4, every 32 k reordered as the 16 even k
-// then the 16 odd k, in the order of the nibbles of the 16 weight bytes (4 per dword).
-bool qd8_simd_supported(const QGemm& q);  // shape and CPU allow a SIMD kernel
+// The packed U4 layout: bytes for N columns of K (K % 8 == 0); out gets that many. Also
+// writes the block sums of w (nibble - 8) to wsum32 or wsum16 ([K / block, S], S >= N
+// rounded up to 16, padding columns 0). block % 8 == 0.
+size_t qd8_packed_u4_bytes(int64_t N, int64_t K);
+void qd8_pack_u4(const uint8_t* w, int64_t N, int64_t K, int64_t block, int64_t S, uint8_t* out, int32_t* wsum32,
+                 int16_t* wsum16);
+void qd8_pack_u4_scalar(const uint8_t* w, int64_t N, int64_t K, int64_t block, int64_t S, uint8_t* out, int32_t* wsum32,
+                        int16_t* wsum16);
+void qd8_pack_u4_avx512(const uint8_t* w, int64_t N, int64_t K, int64_t block, int64_t S, uint8_t* out, int32_t* wsum32,
+                        int16_t* wsum16);
+
+// The SIMD kernels read the activations prepared by qd8_prepare_x (scratch):
+//   I8: M * K bytes x ^ 0x80 (unsigned x + 128);
+//   U4: M * K bytes, every 8 k as k 0 2 4 6 1 3 5 7 (the low, then the high nibbles of
+//       4 weight bytes), then (at a 64-byte boundary) int32 [M, blocks] block sums of x.
+bool qd8_simd_supported(const QGemm& q);  // the shape allows a SIMD kernel
 void qd8_prepare_x(const QGemm& q, uint8_t* xp);
+const int32_t* qd8_prepared_xsum(const QGemm& q, const uint8_t* xp);
 bool cpu_has_avx512_vnni();
 void qgemm_qd8_avx2(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 void qgemm_qd8_avx512(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1);

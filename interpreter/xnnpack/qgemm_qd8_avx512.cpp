@@ -1,12 +1,16 @@
-// qd8 GEMM, AVX-512 VNNI (see qgemm_qd8.h): 16 columns x up to 4 rows per tile.
+// qd8 GEMM, AVX-512 VNNI (see qgemm_qd8.h). The float epilogue is qd8_block_step /
+// qd8_output (lane-wise, never fused); every integer below is exact.
 //
-// Register j (0..3) holds, in its 128-bit lane l, 16 weight bytes of column n + 4l + j
-// (one 16-byte chunk: 32 k of U4, 16 k of I8), read in place from four filter rows.
-// vpdpbusd multiplies the unsigned activation bytes (x + 128, broadcast per lane) by the
-// signed weights and sums each 4 products into a dword; after a block the four registers
-// reduce to one dword per column (in natural column order), the exact int32 block dot:
+// U4 (packed at load): 16 columns x up to 8 rows per tile. One 64-byte vector holds 8 k of
+// 16 columns, a dword per column; its low / high nibbles (0..15, unsigned) times the
+// activation dword of k 0 2 4 6 / 1 3 5 7 (signed, broadcast) summed by vpdpbusd give
+// sum u x per column, no reduction. Per block:
+//   sum (x - x_zp)(u - 8) = sum u x - x_zp wsum - 8 sum x   (wsum = sum (u - 8)).
+// I8 (in place): 16 columns x up to 4 rows. Register j holds, in its 128-bit lane l,
+// 16 weight bytes of column n + 4l + j read from four filter rows; vpdpbusd multiplies the
+// unsigned activations (x + 128, broadcast per lane) by the signed weights; after a block
+// the four registers reduce to one dword per column:
 //   sum (x + 128) w - (128 + x_zp) wsum  ==  sum (x - x_zp) w.
-// The float epilogue is qd8_block_step / qd8_output (lane-wise, never fused).
 // GCC 12: -Wpsabi notes on the epilogue templates (internal linkage) and false
 // -Wmaybe-uninitialized in its own avx512fintrin.h (_mm512_undefined_*).
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -57,53 +61,103 @@ inline __m512i load_wsum(const QGemm& q, int64_t i) {
   if (q.wsum) return _mm512_loadu_si512(q.wsum + i);
   return _mm512_cvtepi16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q.wsum16 + i)));
 }
+inline __m512i bcast32(const uint8_t* p) {
+  int32_t v;
+  __builtin_memcpy(&v, p, 4);
+  return _mm512_set1_epi32(v);
+}
 
-template <int R, bool W4>
-void tile(const QGemm& q, const uint8_t* xp, int64_t m, int64_t n, bool prefetch) {
-  const int64_t K = q.K, N = q.N, nb = K / q.block, rb = q.w_row_bytes, s4 = 4 * rb;
-  const int64_t cpb = q.block / (W4 ? 32 : 16);  // 16-byte weight chunks per block
-  const uint8_t* w0 = q.w + n * rb;              // column n; register j lane l: + (j + 4 l) rb
-  const uint8_t* x0 = xp + m * K;                // row m; row m + r: + r K
+// U4, packed: rows [m, m + R) x the 16 columns of group g (nv of them valid).
+template <int R>
+void tile_u4(const QGemm& q, const uint8_t* xp, const int32_t* xsum, int64_t m, int64_t g, int64_t nv) {
+  const int64_t K = q.K, S = qd8_meta_stride(q), nb = K / q.block, spb = q.block / 8, n = g * 16;
+  const uint8_t* wg = q.wp + g * 16 * (K / 2);  // 64 bytes per 8 k
+  const uint8_t* x0 = xp + m * K;
+  const __m512i m4 = _mm512_set1_epi8(0x0F);
   __m512 vacc[R];
-  #pragma GCC unroll 4
+#pragma GCC unroll 8
   for (int r = 0; r < R; ++r) vacc[r] = _mm512_setzero_ps();
-  const __m512i m4 = _mm512_set1_epi8(0x0F), eight = _mm512_set1_epi8(8);
-  // The 16 rows of a group are contiguous: prefetch the next group's over this one's blocks.
-  const uint8_t* pf = w0 + 16 * rb;
-  const int64_t pf_step = prefetch ? ((16 * rb + nb - 1) / nb + 63) / 64 * 64 : 0;
+  int64_t st = 0;
+  for (int64_t b = 0; b < nb; ++b) {
+    __m512i acc[R];
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_si512();
+    for (const int64_t se = st + spb; st < se; ++st) {
+      const __m512i w = _mm512_loadu_si512(wg + st * 64);
+      const __m512i lo = _mm512_and_si512(w, m4), hi = _mm512_and_si512(_mm512_srli_epi16(w, 4), m4);
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) {
+        acc[r] = _mm512_dpbusd_epi32(acc[r], lo, bcast32(x0 + r * K + st * 8));
+        acc[r] = _mm512_dpbusd_epi32(acc[r], hi, bcast32(x0 + r * K + st * 8 + 4));
+      }
+    }
+    const __m512i ws = load_wsum(q, b * S + n);
+    const __m512 sc = load_scales(q, b * S + n);
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      __m512i dot = _mm512_sub_epi32(acc[r], _mm512_mullo_epi32(_mm512_set1_epi32(q.x_zp[m + r]), ws));
+      dot = _mm512_sub_epi32(dot, _mm512_set1_epi32(8 * xsum[(m + r) * nb + b]));
+      vacc[r] = qd8_block_step<Ops512>(vacc[r], dot, sc);
+    }
+  }
+  const __mmask16 keep = static_cast<__mmask16>(nv >= 16 ? 0xFFFF : (1u << nv) - 1);
+  const __m512 bias = q.bias ? _mm512_maskz_loadu_ps(keep, q.bias + n) : _mm512_setzero_ps();
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r)
+    _mm512_mask_storeu_ps(q.y + (m + r) * q.N + n, keep, qd8_output<Ops512>(vacc[r], _mm512_set1_ps(q.x_scale[m + r]), bias));
+}
+
+void run_u4(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  const int32_t* xsum = qd8_prepared_xsum(q, xp);
+  for (int64_t g = n0 / 16; g * 16 < n1; ++g) {
+    const int64_t nv = n1 - g * 16 < 16 ? n1 - g * 16 : 16;
+    int64_t m = m0;
+    for (; m + 8 <= m1; m += 8) tile_u4<8>(q, xp, xsum, m, g, nv);
+    switch (m1 - m) {
+      case 7: tile_u4<7>(q, xp, xsum, m, g, nv); break;
+      case 6: tile_u4<6>(q, xp, xsum, m, g, nv); break;
+      case 5: tile_u4<5>(q, xp, xsum, m, g, nv); break;
+      case 4: tile_u4<4>(q, xp, xsum, m, g, nv); break;
+      case 3: tile_u4<3>(q, xp, xsum, m, g, nv); break;
+      case 2: tile_u4<2>(q, xp, xsum, m, g, nv); break;
+      case 1: tile_u4<1>(q, xp, xsum, m, g, nv); break;
+      default: break;
+    }
+  }
+}
+
+// I8, in place: rows [m, m + R) x columns [n, n + 16).
+template <int R>
+void tile_i8(const QGemm& q, const uint8_t* xp, int64_t m, int64_t n) {
+  const int64_t K = q.K, N = q.N, S = qd8_meta_stride(q), nb = K / q.block, rb = q.w_row_bytes, s4 = 4 * rb;
+  (void)N;
+  const int64_t cpb = q.block / 16;  // 16-byte weight chunks per block
+  const uint8_t* w0 = q.w + n * rb;  // column n; register j lane l: + (j + 4 l) rb
+  const uint8_t* x0 = xp + m * K;    // row m; row m + r: + r K
+  __m512 vacc[R];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) vacc[r] = _mm512_setzero_ps();
   int64_t c = 0;
   for (int64_t b = 0; b < nb; ++b) {
-    for (int64_t o = 0; o < pf_step; o += 64) _mm_prefetch(reinterpret_cast<const char*>(pf + o), _MM_HINT_T0);
-    pf += pf_step;
     __m512i acc[R][4];
-    #pragma GCC unroll 4
+#pragma GCC unroll 4
     for (int r = 0; r < R; ++r)
-      #pragma GCC unroll 4
+#pragma GCC unroll 4
       for (int j = 0; j < 4; ++j) acc[r][j] = _mm512_setzero_si512();
     for (const int64_t ce = c + cpb; c < ce; ++c) {
       const uint8_t* wc = w0 + c * 16;
-      const uint8_t* xc = x0 + c * (W4 ? 32 : 16);
-      #pragma GCC unroll 4
+      const uint8_t* xc = x0 + c * 16;
+#pragma GCC unroll 4
       for (int j = 0; j < 4; ++j) {
         const uint8_t* p = wc + j * rb;
         const __m512i w = load4(p, p + s4, p + 2 * s4, p + 3 * s4);
-        if constexpr (W4) {
-          const __m512i lo = _mm512_sub_epi8(_mm512_and_si512(w, m4), eight);
-          const __m512i hi = _mm512_sub_epi8(_mm512_and_si512(_mm512_srli_epi16(w, 4), m4), eight);
-          #pragma GCC unroll 4
-          for (int r = 0; r < R; ++r) {
-            acc[r][j] = _mm512_dpbusd_epi32(acc[r][j], _mm512_broadcast_i32x4(ld16(xc + r * K)), lo);
-            acc[r][j] = _mm512_dpbusd_epi32(acc[r][j], _mm512_broadcast_i32x4(ld16(xc + r * K + 16)), hi);
-          }
-        } else {
-          #pragma GCC unroll 4
-          for (int r = 0; r < R; ++r) acc[r][j] = _mm512_dpbusd_epi32(acc[r][j], _mm512_broadcast_i32x4(ld16(xc + r * K)), w);
-        }
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r) acc[r][j] = _mm512_dpbusd_epi32(acc[r][j], _mm512_broadcast_i32x4(ld16(xc + r * K)), w);
       }
     }
-    const __m512i ws = load_wsum(q, b * N + n);
-    const __m512 sc = load_scales(q, b * N + n);
-    #pragma GCC unroll 4
+    const __m512i ws = load_wsum(q, b * S + n);
+    const __m512 sc = load_scales(q, b * S + n);
+#pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
       __m512i dot = reduce4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]);
       dot = _mm512_sub_epi32(dot, _mm512_mullo_epi32(_mm512_set1_epi32(128 + q.x_zp[m + r]), ws));
@@ -111,23 +165,19 @@ void tile(const QGemm& q, const uint8_t* xp, int64_t m, int64_t n, bool prefetch
     }
   }
   const __m512 bias = q.bias ? _mm512_loadu_ps(q.bias + n) : _mm512_setzero_ps();
-  #pragma GCC unroll 4
+#pragma GCC unroll 4
   for (int r = 0; r < R; ++r)
     _mm512_storeu_ps(q.y + (m + r) * N + n, qd8_output<Ops512>(vacc[r], _mm512_set1_ps(q.x_scale[m + r]), bias));
 }
 
-// Rows in tiles of 3 (4-bit: 12 accumulators, 6 activation vectors and the weights fit
-// the 32 registers) or 4 (8-bit).
-template <bool W4>
-void run(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
-  constexpr int RT = W4 ? 3 : 4;
+void run_i8(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
   for (int64_t n = n0; n < n1; n += 16) {
     int64_t m = m0;
-    for (; m + RT <= m1; m += RT) tile<RT, W4>(q, xp, m, n, m == m0);
+    for (; m + 4 <= m1; m += 4) tile_i8<4>(q, xp, m, n);
     switch (m1 - m) {
-      case 3: tile<3, W4>(q, xp, m, n, m == m0); break;
-      case 2: tile<2, W4>(q, xp, m, n, m == m0); break;
-      case 1: tile<1, W4>(q, xp, m, n, m == m0); break;
+      case 3: tile_i8<3>(q, xp, m, n); break;
+      case 2: tile_i8<2>(q, xp, m, n); break;
+      case 1: tile_i8<1>(q, xp, m, n); break;
       default: break;
     }
   }
@@ -135,13 +185,52 @@ void run(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, 
 
 }  // namespace
 
-// Columns [n0, n0 + 16 k) here, the rest on the scalar reference. Needs qd8_simd_supported(q).
+// Packing (load): per group of 16 columns, one dword gather per 8 k; the block sums of
+// the nibbles by vpdpbusd with ones.
+void qd8_pack_u4_avx512(const uint8_t* w, int64_t N, int64_t K, int64_t block, int64_t S, uint8_t* out, int32_t* wsum32,
+                        int16_t* wsum16) {
+  const int64_t rb = K / 2, steps = K / 8, nb = K / block, spb = block / 8;
+  const __m512i idx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                         _mm512_set1_epi32(static_cast<int32_t>(rb)));
+  const __m512i pad = _mm512_set1_epi32(static_cast<int32_t>(0x88888888u)), m4 = _mm512_set1_epi8(0x0F);
+  const __m512i ones = _mm512_set1_epi8(1), bias = _mm512_set1_epi32(static_cast<int32_t>(8 * block));
+  for (int64_t g = 0; g * 16 < N; ++g) {
+    const int64_t nv = N - g * 16 < 16 ? N - g * 16 : 16;
+    const __mmask16 keep = static_cast<__mmask16>(nv >= 16 ? 0xFFFF : (1u << nv) - 1);
+    const uint8_t* base = w + g * 16 * rb;
+    uint8_t* og = out + g * steps * 64;
+    int64_t st = 0;
+    for (int64_t b = 0; b < nb; ++b) {
+      __m512i acc = _mm512_setzero_si512();
+      for (const int64_t se = st + spb; st < se; ++st) {
+        const __m512i v = _mm512_mask_i32gather_epi32(pad, keep, idx, base + st * 4, 1);
+        _mm512_storeu_si512(og + st * 64, v);
+        acc = _mm512_dpbusd_epi32(acc, _mm512_and_si512(v, m4), ones);
+        acc = _mm512_dpbusd_epi32(acc, _mm512_and_si512(_mm512_srli_epi16(v, 4), m4), ones);
+      }
+      acc = _mm512_sub_epi32(acc, bias);
+      if (wsum32) _mm512_storeu_si512(wsum32 + b * S + g * 16, acc);
+      if (wsum16) _mm256_storeu_si256(reinterpret_cast<__m256i*>(wsum16 + b * S + g * 16), _mm512_cvtepi32_epi16(acc));
+    }
+  }
+  for (int64_t b = 0; b < nb; ++b)  // padding columns beyond the last group of 16
+    for (int64_t n = (N + 15) / 16 * 16; n < S; ++n) {
+      if (wsum32) wsum32[b * S + n] = 0;
+      if (wsum16) wsum16[b * S + n] = 0;
+    }
+}
+
+// Needs qd8_simd_supported(q). U4: columns [n0, n1) (a first partial group of 16 on the
+// scalar reference); I8: columns
+// [n0, n0 + 16 k) here, the rest on the scalar reference.
 void qgemm_qd8_avx512(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  if (q.wkind == QWeights::U4) {
+    const int64_t a = (n0 + 15) / 16 * 16 < n1 ? (n0 + 15) / 16 * 16 : n1;
+    if (a > n0) qgemm_qd8_scalar(q, m0, m1, n0, a);
+    return run_u4(q, xp, m0, m1, a, n1);
+  }
   const int64_t n16 = n0 + (n1 - n0) / 16 * 16;
-  if (q.wkind == QWeights::U4)
-    run<true>(q, xp, m0, m1, n0, n16);
-  else
-    run<false>(q, xp, m0, m1, n0, n16);
+  run_i8(q, xp, m0, m1, n0, n16);
   if (n16 < n1) qgemm_qd8_scalar(q, m0, m1, n16, n1);
 }
 

@@ -21,7 +21,7 @@ inline int32_t weight(const QGemm& q, const uint8_t* row, int64_t k) {
 }  // namespace
 
 void qgemm_qd8_scalar(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
-  const int64_t nb = q.block ? q.K / q.block : 0;
+  const int64_t nb = q.block ? q.K / q.block : 0, S = qd8_meta_stride(q);
   for (int64_t m = m0; m < m1; ++m) {
     const int8_t* x = q.x + m * q.K;
     const int32_t xz = q.x_zp[m];
@@ -31,8 +31,8 @@ void qgemm_qd8_scalar(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_
       for (int64_t b = 0; b < nb; ++b) {
         int32_t dot = 0;
         for (int64_t k = b * q.block; k < (b + 1) * q.block; ++k) dot += static_cast<int32_t>(x[k]) * weight(q, w, k);
-        dot -= xz * qd8_wsum(q, b * q.N + n);
-        acc = qd8_block_step<ScalarOps>(acc, dot, qd8_scale(q, b * q.N + n));
+        dot -= xz * qd8_wsum(q, b * S + n);
+        acc = qd8_block_step<ScalarOps>(acc, dot, qd8_scale(q, b * S + n));
       }
       q.y[m * q.N + n] = qd8_output<ScalarOps>(acc, q.x_scale[m], q.bias ? q.bias[n] : 0.0f);
     }

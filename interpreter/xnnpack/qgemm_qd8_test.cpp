@@ -25,7 +25,7 @@ struct Case {
   std::vector<int32_t> xz, wsum;
   std::vector<int16_t> wsum16;
   std::vector<uint16_t> ws16;
-  std::vector<uint8_t> w;
+  std::vector<uint8_t> w, wpack;
   std::vector<int8_t> wv;  // the weight values [N, K]
   QGemm q;
 
@@ -53,9 +53,14 @@ struct Case {
           wv[n * K + k] = static_cast<int8_t>(v);
         }
       }
-    ws.resize(nb * N), wsum.assign(nb * N, 0);
+    // as load prepares them: 4-bit filters repacked, metadata rows padded to 16 columns
+    const bool pack = kind == QWeights::U4 && K % 8 == 0 && block % 8 == 0;
+    const int64_t S = pack ? (N + 15) / 16 * 16 : N;
+    ws.assign(nb * S, 0.0f), wsum.assign(nb * S, 0);
     std::uniform_real_distribution<float> u(0.0005f, 0.02f);
-    for (auto& v : ws) {
+    for (int64_t i = 0; i < nb * S; ++i) {
+      if (i % S >= N) continue;  // padding
+      float& v = ws[i];
       v = u(rng);
       if (compact) {  // a bf16 value
         uint32_t b;
@@ -65,11 +70,27 @@ struct Case {
       }
     }
     for (int64_t n = 0; n < N; ++n)
-      for (int64_t k = 0; k < K; ++k) wsum[(k / block) * N + n] += wv[n * K + k];
+      for (int64_t k = 0; k < K; ++k) wsum[(k / block) * S + n] += wv[n * K + k];
+    if (pack) {  // the packer's sums must equal the plain ones, for both packers and both widths
+      wpack.assign(qd8_packed_u4_bytes(N, K), 0);
+      std::vector<uint8_t> wp2(wpack.size(), 1);
+      std::vector<int32_t> s32(nb * S, -1), s32b(nb * S, -2);
+      std::vector<int16_t> s16(nb * S, -1);
+      qd8_pack_u4(w.data(), N, K, block, S, wpack.data(), s32.data(), nullptr);
+      qd8_pack_u4(w.data(), N, K, block, S, wp2.data(), nullptr, s16.data());
+      CHECK(s32 == wsum);
+      CHECK(std::vector<int32_t>(s16.begin(), s16.end()) == wsum);
+      CHECK(wp2 == wpack);
+      std::fill(wp2.begin(), wp2.end(), 3);  // the portable packer (qd8_pack_u4 takes AVX-512 where present)
+      qd8_pack_u4_scalar(w.data(), N, K, block, S, wp2.data(), s32b.data(), nullptr);
+      CHECK(s32b == wsum);
+      CHECK(wp2 == wpack);
+    }
     bias.resize(N);
     for (int64_t n = 0; n < N; ++n) bias[n] = 0.05f * static_cast<float>(n % 11) - 0.2f;
     q.M = M, q.N = N, q.K = K, q.x = x.data(), q.x_scale = xs.data(), q.x_zp = xz.data();
-    q.wkind = kind, q.w = w.data(), q.w_row_bytes = rb, q.block = block;
+    q.wkind = kind, q.w = w.data(), q.w_row_bytes = rb, q.block = block, q.meta_stride = S;
+    q.wp = pack ? wpack.data() : nullptr;
     if (compact) {
       wsum16.assign(wsum.begin(), wsum.end());
       ws16.resize(ws.size());
@@ -118,7 +139,7 @@ TEST_CASE("qgemm_qd8: the scalar reference equals dequantized arithmetic") {
         for (int64_t n = 0; n < c.N; ++n) {
           double acc = c.bias[n];
           for (int64_t k = 0; k < c.K; ++k)
-            acc += (static_cast<double>(c.x[m * c.K + k]) - c.xz[m]) * c.xs[m] * c.wv[n * c.K + k] * c.ws[(k / block) * c.N + n];
+            acc += (static_cast<double>(c.x[m * c.K + k]) - c.xz[m]) * c.xs[m] * c.wv[n * c.K + k] * c.ws[(k / block) * c.q.meta_stride + n];
           CHECK(y[m * c.N + n] == doctest::Approx(acc).epsilon(1e-5).scale(1e-2));
         }
       (void)nb;
@@ -206,8 +227,8 @@ TEST_CASE("qgemm_qd8: threads, unsupported shapes and no scratch give the refere
     qgemm_qd8(pool, c.q, nullptr);  // no scratch: the scalar kernel
     CHECK(same_bits(y, ref));
   }
-  {  // K = 40 with one block: not a multiple of 32, so the reference runs
-    Case c(3, 20, 40, 40, QWeights::U4);
+  {  // K = 36 with one block: not a multiple of 8, so the reference runs
+    Case c(3, 20, 36, 36, QWeights::U4);
     c.make(4);
     CHECK(!qd8_simd_supported(c.q));
     const auto ref = c.scalar();
