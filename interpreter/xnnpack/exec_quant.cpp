@@ -18,6 +18,7 @@
 
 #include "interpreter/xnnpack/exec.h"
 #include "interpreter/xnnpack/qgemm_qd8.h"
+#include "interpreter/xnnpack/quantize_qd8.h"
 
 namespace pte::xnn {
 
@@ -42,19 +43,6 @@ void store_q(DT t, uint8_t* p, int64_t i, int32_t v) {
     p[i] = static_cast<uint8_t>(v);
   else
     reinterpret_cast<int8_t*>(p)[i] = static_cast<int8_t>(v);
-}
-
-// XNNPACK's dynamic (qd8) asymmetric parameters for one row.
-void qd8_params(const float* x, int64_t k, float* scale, int32_t* zp) {
-  float mn = 0.0f, mx = 0.0f;
-  for (int64_t i = 0; i < k; ++i) mn = std::min(mn, x[i]), mx = std::max(mx, x[i]);
-  const float qmn = -128.0f, qmx = 127.0f;
-  const float s = mn == mx ? 1.0f : (mx - mn) / (qmx - qmn);
-  const float mns = mn / s, mxs = mx / s;
-  float z = (qmn + mns) + (qmx + mxs) > 0 ? qmn - mns : qmx - mxs;
-  z = std::min(std::max(z, qmn), qmx);
-  *scale = s;
-  *zp = static_cast<int32_t>(std::lrintf(z));
 }
 
 }  // namespace
@@ -87,19 +75,7 @@ bool run_convert(State& s, const Node& n) {
     RtValue& o = s.v(n.out);
     const int64_t rows = o.rows(), k = rows ? c / rows : 0;
     if (rows > o.row_capacity) return s.ctx->fail("XNNConvert: %lld rows exceed the planned %lld", (long long)rows, (long long)o.row_capacity);
-    const float* x = s.ptr<float>(n.in[0]);
-    int8_t* y = reinterpret_cast<int8_t*>(o.data);
-    for (int64_t r = 0; r < rows; ++r) {
-      float sc;
-      int32_t zp;
-      qd8_params(x + r * k, k, &sc, &zp);
-      o.row_scale[r] = sc, o.row_zp[r] = zp;
-      const float inv = 1.0f / sc;
-      for (int64_t i = 0; i < k; ++i) {
-        float q = std::nearbyint(x[r * k + i] * inv) + static_cast<float>(zp);
-        y[r * k + i] = static_cast<int8_t>(std::min(std::max(q, -128.0f), 127.0f));
-      }
-    }
+    quantize_qd8_rows(s.ptr<float>(n.in[0]), rows, k, reinterpret_cast<int8_t*>(o.data), o.row_scale, o.row_zp);
     return true;
   }
   return s.ctx->fail("XNNConvert from %s to %s is not supported", dt_name(vi.dtype), dt_name(vo.dtype));
