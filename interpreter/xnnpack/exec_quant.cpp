@@ -155,10 +155,11 @@ Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared
     else
       p->wsum.assign(cells, 0), p->w.assign(cells, 0.0f);
     if (pack) {
-      p->wpack.reset(new (std::nothrow) uint8_t[qd8_packed_u4_bytes(N, K)]);
+      p->wpack.reset(new (std::nothrow) uint8_t[qd8_packed_u4_bytes(N, K, block, compact)]);
       if (!p->wpack) return fail("cannot allocate the packed filter");
-      qd8_pack_u4(w.data, N, K, block, p->meta_stride, p->wpack.get(), compact ? nullptr : p->wsum.data(),
-                  compact ? p->wsum16.data() : nullptr);
+      p->wpack_bf16 = compact;
+      qd8_pack_u4(w.data, scales.data(), compact, N, K, block, p->meta_stride, p->wpack.get(),
+                  compact ? nullptr : p->wsum.data(), compact ? p->wsum16.data() : nullptr);
     }
     for (int64_t o = 0; o < N; ++o) {
       const uint8_t* row = p->wdata + o * p->w_row_bytes;
@@ -230,7 +231,7 @@ bool run_fully_connected_quantized(State& s, const Node& n) {
     q.x = reinterpret_cast<const int8_t*>(x.data), q.x_scale = x.row_scale, q.x_zp = x.row_zp;
     q.wkind = p.w4 ? QWeights::U4 : QWeights::I8;
     q.w = p.wdata, q.w_row_bytes = p.w_row_bytes, q.meta_stride = p.meta_stride;
-    q.wp = p.wpack.get();
+    q.wp = p.wpack.get(), q.wp_bf16 = p.wpack_bf16;
     if (!p.wsum16.empty())
       q.wsum16 = p.wsum16.data(), q.w_scale_bf16 = p.scale_bf16.data();
     else

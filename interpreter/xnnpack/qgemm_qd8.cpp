@@ -19,30 +19,46 @@ bool cpu_has_avx512_vnni() {
 
 bool qd8_simd_supported(const QGemm& q) {
   if (q.M <= 0 || q.N <= 0 || q.K <= 0 || q.block <= 0 || q.K % q.block != 0) return false;
-  if (q.wkind == QWeights::U4) return q.wp && q.block % 8 == 0 && qd8_meta_stride(q) >= (q.N + 15) / 16 * 16;
+  if (q.wkind == QWeights::U4) return q.wp && q.block % 8 == 0;
   return q.block % 16 == 0 && q.w_row_bytes == q.K && qd8_meta_stride(q) >= q.N;
 }
 
-size_t qd8_packed_u4_bytes(int64_t N, int64_t K) { return static_cast<size_t>((N + 15) / 16 * 16 * (K / 2)); }
-
-void qd8_pack_u4(const uint8_t* w, int64_t N, int64_t K, int64_t block, int64_t S, uint8_t* out, int32_t* wsum32,
-                 int16_t* wsum16) {
-  if (cpu_has_avx512_vnni()) return qd8_pack_u4_avx512(w, N, K, block, S, out, wsum32, wsum16);
-  qd8_pack_u4_scalar(w, N, K, block, S, out, wsum32, wsum16);
+size_t qd8_packed_u4_bytes(int64_t N, int64_t K, int64_t block, bool bf16) {
+  return static_cast<size_t>((N + 15) / 16 * (K / block) * qd8_u4_block_bytes(block, bf16));
 }
 
-void qd8_pack_u4_scalar(const uint8_t* w, int64_t N, int64_t K, int64_t block, int64_t S, uint8_t* out, int32_t* wsum32,
-                        int16_t* wsum16) {
-  const int64_t rb = K / 2, steps = K / 8, nb = K / block;
+void qd8_pack_u4(const uint8_t* w, const float* scales, bool bf16, int64_t N, int64_t K, int64_t block, int64_t S,
+                 uint8_t* out, int32_t* wsum32, int16_t* wsum16) {
+  if (cpu_has_avx512_vnni()) return qd8_pack_u4_avx512(w, scales, bf16, N, K, block, S, out, wsum32, wsum16);
+  qd8_pack_u4_scalar(w, scales, bf16, N, K, block, S, out, wsum32, wsum16);
+}
+
+void qd8_pack_u4_scalar(const uint8_t* w, const float* scales, bool bf16, int64_t N, int64_t K, int64_t block, int64_t S,
+                        uint8_t* out, int32_t* wsum32, int16_t* wsum16) {
+  const int64_t rb = K / 2, nb = K / block, spb = block / 8;
   for (int64_t g = 0; g < (N + 15) / 16; ++g)
-    for (int64_t s = 0; s < steps; ++s)
-      for (int64_t c = 0; c < 16; ++c, out += 4) {
+    for (int64_t b = 0; b < nb; ++b) {
+      for (int64_t s = b * spb; s < (b + 1) * spb; ++s)
+        for (int64_t c = 0; c < 16; ++c, out += 4) {
+          const int64_t n = g * 16 + c;
+          if (n < N)
+            std::memcpy(out, w + n * rb + s * 4, 4);
+          else
+            std::memset(out, 0x88, 4);  // value 0
+        }
+      for (int64_t c = 0; c < 16; ++c) {
         const int64_t n = g * 16 + c;
-        if (n < N)
-          std::memcpy(out, w + n * rb + s * 4, 4);
-        else
-          std::memset(out, 0x88, 4);  // value 0
+        const float sc = n < N ? scales[n * nb + b] : 0.0f;
+        uint32_t u;
+        std::memcpy(&u, &sc, 4);
+        if (bf16) {
+          const uint16_t h = static_cast<uint16_t>(u >> 16);
+          std::memcpy(out, &h, 2), out += 2;
+        } else {
+          std::memcpy(out, &u, 4), out += 4;
+        }
       }
+    }
   for (int64_t b = 0; b < nb; ++b)
     for (int64_t n = 0; n < S; ++n) {
       int32_t sum = 0;
@@ -60,7 +76,7 @@ namespace {
 size_t xsum_offset(const QGemm& q) { return (static_cast<size_t>(q.M * q.K) + 63) & ~size_t(63); }
 }  // namespace
 
-const int32_t* qd8_prepared_xsum(const QGemm& q, const uint8_t* xp) {
+const int32_t* qd8_prepared_xcorr(const QGemm& q, const uint8_t* xp) {
   return reinterpret_cast<const int32_t*>(xp + xsum_offset(q));
 }
 
@@ -79,7 +95,7 @@ void qd8_prepare_x(const QGemm& q, uint8_t* xp) {
     for (int64_t b = 0; b < nb; ++b) {
       int32_t sum = 0;
       for (int64_t k = b * q.block; k < (b + 1) * q.block; ++k) sum += q.x[m * q.K + k];
-      xs[m * nb + b] = sum;
+      xs[m * nb + b] = 8 * (sum - q.x_zp[m] * static_cast<int32_t>(q.block));
     }
 }
 

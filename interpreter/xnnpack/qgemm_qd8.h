@@ -8,9 +8,10 @@
 //   QWeights::I8  int8 rows [N][K]                               (qcint8, per channel)
 //   QWeights::U4  4-bit rows [N][(K+1)/2], low nibble = even k, value = nibble - 8
 //                 (qbint4: blockwise; qcint4: one block of K)
-// U4 filters are also repacked at load for the SIMD kernels (qd8_pack_u4; same bytes as
-// the file's, N padded to 16): for each group of 16 columns, for each 8 k, the 4 bytes of
-// each of the 16 columns: one 64-byte vector holds 8 k of 16 columns (a dword per column).
+// U4 filters are also repacked at load for the SIMD kernels (qd8_pack_u4), one stream in
+// the order decode reads it: per group of 16 columns (N padded to 16), per block, the
+// block's weights as 64-byte vectors of 8 k x 16 columns (4 bytes = 8 nibbles per
+// column, the file's bytes), then the block's 16 scales (bf16, or fp32 if not bf16-exact).
 // Per block b and column n (both [blocks][S], column fastest, S = meta_stride >= N,
 // prepared at load; padding columns hold zeros):
 //   scale[b * S + n], wsum[b * S + n] = sum_{k in b} w[n, k]  (for the zero-point term),
@@ -42,6 +43,7 @@ struct QGemm {
   int64_t w_row_bytes = 0;         // K (I8) or (K + 1) / 2 (U4)
   int64_t block = 0;               // divides K (== K for per channel)
   const uint8_t* wp = nullptr;     // U4: the packed filter (qd8_pack_u4) or null
+  bool wp_bf16 = false;            // its scales are bf16 (else fp32)
   int64_t meta_stride = 0;         // S: row stride of the [blocks, S] arrays below (0: N)
   // [K / block, N]: fp32 scales and int32 sums, or (blockwise, compact) bf16 scales and
   // int16 sums; set one of each pair.
@@ -80,24 +82,28 @@ inline int32_t qd8_wsum(const QGemm& q, int64_t i) { return q.wsum ? q.wsum[i] :
 // Rows [m0, m1) x columns [n0, n1) of y.
 void qgemm_qd8_scalar(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 
-// The packed U4 layout: bytes for N columns of K (K % 8 == 0); out gets that many. Also
+// The packed U4 layout (K % 8 == 0, block % 8 == 0): bytes per block of a group, bytes
+// in all. qd8_pack_u4 takes the scales [N, K / block] (bf16-exact when bf16) and also
 // writes the block sums of w (nibble - 8) to wsum32 or wsum16 ([K / block, S], S >= N
-// rounded up to 16, padding columns 0). block % 8 == 0.
-size_t qd8_packed_u4_bytes(int64_t N, int64_t K);
-void qd8_pack_u4(const uint8_t* w, int64_t N, int64_t K, int64_t block, int64_t S, uint8_t* out, int32_t* wsum32,
-                 int16_t* wsum16);
-void qd8_pack_u4_scalar(const uint8_t* w, int64_t N, int64_t K, int64_t block, int64_t S, uint8_t* out, int32_t* wsum32,
-                        int16_t* wsum16);
-void qd8_pack_u4_avx512(const uint8_t* w, int64_t N, int64_t K, int64_t block, int64_t S, uint8_t* out, int32_t* wsum32,
-                        int16_t* wsum16);
+// rounded up to 16, padding columns 0) for the scalar reference; either may be null.
+inline int64_t qd8_u4_block_bytes(int64_t block, bool bf16) { return block / 8 * 64 + (bf16 ? 32 : 64); }
+size_t qd8_packed_u4_bytes(int64_t N, int64_t K, int64_t block, bool bf16);
+void qd8_pack_u4(const uint8_t* w, const float* scales, bool bf16, int64_t N, int64_t K, int64_t block, int64_t S,
+                 uint8_t* out, int32_t* wsum32, int16_t* wsum16);
+void qd8_pack_u4_scalar(const uint8_t* w, const float* scales, bool bf16, int64_t N, int64_t K, int64_t block, int64_t S,
+                        uint8_t* out, int32_t* wsum32, int16_t* wsum16);
+void qd8_pack_u4_avx512(const uint8_t* w, const float* scales, bool bf16, int64_t N, int64_t K, int64_t block, int64_t S,
+                        uint8_t* out, int32_t* wsum32, int16_t* wsum16);
 
 // The SIMD kernels read the activations prepared by qd8_prepare_x (scratch):
 //   I8: M * K bytes x ^ 0x80 (unsigned x + 128);
 //   U4: M * K bytes, every 8 k as k 0 2 4 6 1 3 5 7 (the low, then the high nibbles of
-//       4 weight bytes), then (at a 64-byte boundary) int32 [M, blocks] block sums of x.
+//       4 weight bytes), then (at a 64-byte boundary) int32 [M, blocks]
+//       8 (sum_{k in b} x - x_zp block): the kernels compute sum (x - x_zp)(u - 8) as
+//       sum u x - x_zp sum u - that, with u the nibbles (their sums on the fly).
 bool qd8_simd_supported(const QGemm& q);  // the shape allows a SIMD kernel
 void qd8_prepare_x(const QGemm& q, uint8_t* xp);
-const int32_t* qd8_prepared_xsum(const QGemm& q, const uint8_t* xp);
+const int32_t* qd8_prepared_xcorr(const QGemm& q, const uint8_t* xp);
 bool cpu_has_avx512_vnni();
 void qgemm_qd8_avx2(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 void qgemm_qd8_avx512(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1);

@@ -4,8 +4,8 @@
 // 32-byte vector holds 8 k of 8 columns, a dword per column; vpmaddubsw multiplies its
 // low / high nibbles (0..15, unsigned) by the activation dword of k 0 2 4 6 / 1 3 5 7
 // (signed, broadcast; pair sums <= 3840, exact), vpmaddwd by ones sums into dwords:
-// sum u x per column, no reduction. Per block:
-//   sum (x - x_zp)(u - 8) = sum u x - x_zp wsum - 8 sum x   (wsum = sum (u - 8)).
+// sum u x per column, no reduction; the same of (low + high) by ones gives sum u. Per block:
+//   sum (x - x_zp)(u - 8) = sum u x - x_zp sum u - 8 (sum x - x_zp block)   (last: prepared).
 // I8: per output, sign-extended int16 products (vpmaddwd; int8 x int8 cannot use
 // vpmaddubsw exactly), one horizontal sum per block.
 // The float epilogue is qd8_block_step / qd8_output (lane-wise, never fused).
@@ -42,15 +42,6 @@ struct Ops1 {
 
 inline __m128i ld16(const void* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
 
-inline __m256 load_scales(const QGemm& q, int64_t i) {
-  if (q.w_scale) return _mm256_loadu_ps(q.w_scale + i);
-  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q.w_scale_bf16 + i));
-  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
-}
-inline __m256i load_wsum(const QGemm& q, int64_t i) {
-  if (q.wsum) return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q.wsum + i));
-  return _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q.wsum16 + i)));
-}
 inline __m256i bcast32(const uint8_t* p) {
   int32_t v;
   __builtin_memcpy(&v, p, 4);
@@ -59,35 +50,39 @@ inline __m256i bcast32(const uint8_t* p) {
 
 // rows [m, m + R) x the 8 columns n = 16 g + 8 h .. (nv of them valid)
 template <int R>
-void tile_u4(const QGemm& q, const uint8_t* xp, const int32_t* xsum, int64_t m, int64_t g, int h, int64_t nv) {
-  const int64_t K = q.K, S = qd8_meta_stride(q), nb = K / q.block, spb = q.block / 8, n = g * 16 + h * 8;
-  const uint8_t* wg = q.wp + g * 16 * (K / 2) + h * 32;  // 64 bytes per 8 k, this half at + 32 h
+void tile_u4(const QGemm& q, const uint8_t* xp, const int32_t* xcorr, int64_t m, int64_t g, int h, int64_t nv) {
+  const int64_t K = q.K, nb = K / q.block, spb = q.block / 8, bb = qd8_u4_block_bytes(q.block, q.wp_bf16);
+  const int64_t n = g * 16 + h * 8;
+  const uint8_t* wb = q.wp + g * nb * bb;  // this group's first block; this half at + 32 h
   const uint8_t* x0 = xp + m * K;
-  const __m256i m4 = _mm256_set1_epi8(0x0F), ones = _mm256_set1_epi16(1);
+  const __m256i m4 = _mm256_set1_epi8(0x0F), ones8 = _mm256_set1_epi8(1), ones = _mm256_set1_epi16(1);
   __m256 vacc[R];
 #pragma GCC unroll 4
   for (int r = 0; r < R; ++r) vacc[r] = _mm256_setzero_ps();
-  int64_t st = 0;
-  for (int64_t b = 0; b < nb; ++b) {
-    __m256i acc[R];
+  const uint8_t* xs = x0;
+  for (int64_t b = 0; b < nb; ++b, wb += bb) {
+    __m256i acc[R], usum = _mm256_setzero_si256();
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_si256();
-    for (const int64_t se = st + spb; st < se; ++st) {
-      const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wg + st * 64));
+    for (int64_t s = 0; s < spb; ++s, xs += 8) {
+      const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wb + s * 64 + h * 32));
       const __m256i lo = _mm256_and_si256(w, m4), hi = _mm256_and_si256(_mm256_srli_epi16(w, 4), m4);
+      usum = _mm256_add_epi32(usum, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_add_epi8(lo, hi), ones8), ones));
 #pragma GCC unroll 4
       for (int r = 0; r < R; ++r) {
-        const __m256i p = _mm256_add_epi16(_mm256_maddubs_epi16(lo, bcast32(x0 + r * K + st * 8)),
-                                           _mm256_maddubs_epi16(hi, bcast32(x0 + r * K + st * 8 + 4)));
+        const __m256i p = _mm256_add_epi16(_mm256_maddubs_epi16(lo, bcast32(xs + r * K)),
+                                           _mm256_maddubs_epi16(hi, bcast32(xs + r * K + 4)));
         acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(p, ones));
       }
     }
-    const __m256i ws = load_wsum(q, b * S + n);
-    const __m256 sc = load_scales(q, b * S + n);
+    const uint8_t* meta = wb + spb * 64;
+    const __m256 sc = q.wp_bf16 ? _mm256_castsi256_ps(_mm256_slli_epi32(
+                                      _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(meta + h * 16))), 16))
+                                : _mm256_loadu_ps(reinterpret_cast<const float*>(meta + h * 32));
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
-      __m256i dot = _mm256_sub_epi32(acc[r], _mm256_mullo_epi32(_mm256_set1_epi32(q.x_zp[m + r]), ws));
-      dot = _mm256_sub_epi32(dot, _mm256_set1_epi32(8 * xsum[(m + r) * nb + b]));
+      __m256i dot = _mm256_sub_epi32(acc[r], _mm256_mullo_epi32(_mm256_set1_epi32(q.x_zp[m + r]), usum));
+      dot = _mm256_sub_epi32(dot, _mm256_set1_epi32(xcorr[(m + r) * nb + b]));
       vacc[r] = qd8_block_step<Ops256>(vacc[r], dot, sc);
     }
   }
@@ -132,16 +127,16 @@ void qgemm_qd8_avx2(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, i
   if (q.wkind == QWeights::I8) return run_i8(q, m0, m1, n0, n1);
   const int64_t a = (n0 + 7) / 8 * 8 < n1 ? (n0 + 7) / 8 * 8 : n1;
   if (a > n0) qgemm_qd8_scalar(q, m0, m1, n0, a);
-  const int32_t* xsum = qd8_prepared_xsum(q, xp);
+  const int32_t* xcorr = qd8_prepared_xcorr(q, xp);
   for (int64_t n = a; n < n1; n += 8) {
     const int64_t g = n / 16, nv = n1 - n < 8 ? n1 - n : 8;
     const int h = static_cast<int>((n / 8) % 2);
     int64_t m = m0;
-    for (; m + 4 <= m1; m += 4) tile_u4<4>(q, xp, xsum, m, g, h, nv);
+    for (; m + 4 <= m1; m += 4) tile_u4<4>(q, xp, xcorr, m, g, h, nv);
     switch (m1 - m) {
-      case 3: tile_u4<3>(q, xp, xsum, m, g, h, nv); break;
-      case 2: tile_u4<2>(q, xp, xsum, m, g, h, nv); break;
-      case 1: tile_u4<1>(q, xp, xsum, m, g, h, nv); break;
+      case 3: tile_u4<3>(q, xp, xcorr, m, g, h, nv); break;
+      case 2: tile_u4<2>(q, xp, xcorr, m, g, h, nv); break;
+      case 1: tile_u4<1>(q, xp, xcorr, m, g, h, nv); break;
       default: break;
     }
   }

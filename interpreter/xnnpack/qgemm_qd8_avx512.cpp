@@ -2,10 +2,10 @@
 // qd8_output (lane-wise, never fused); every integer below is exact.
 //
 // U4 (packed at load): 16 columns x up to 8 rows per tile. One 64-byte vector holds 8 k of
-// 16 columns, a dword per column; its low / high nibbles (0..15, unsigned) times the
+// 16 columns, a dword per column; its low / high nibbles u (0..15, unsigned) times the
 // activation dword of k 0 2 4 6 / 1 3 5 7 (signed, broadcast) summed by vpdpbusd give
-// sum u x per column, no reduction. Per block:
-//   sum (x - x_zp)(u - 8) = sum u x - x_zp wsum - 8 sum x   (wsum = sum (u - 8)).
+// sum u x per column, no reduction; vpdpbusd of (low + high) by ones gives sum u. Per block:
+//   sum (x - x_zp)(u - 8) = sum u x - x_zp sum u - 8 (sum x - x_zp block)   (last: prepared).
 // I8 (in place): 16 columns x up to 4 rows. Register j holds, in its 128-bit lane l,
 // 16 weight bytes of column n + 4l + j read from four filter rows; vpdpbusd multiplies the
 // unsigned activations (x + 128, broadcast per lane) by the signed weights; after a block
@@ -69,34 +69,37 @@ inline __m512i bcast32(const uint8_t* p) {
 
 // U4, packed: rows [m, m + R) x the 16 columns of group g (nv of them valid).
 template <int R>
-void tile_u4(const QGemm& q, const uint8_t* xp, const int32_t* xsum, int64_t m, int64_t g, int64_t nv) {
-  const int64_t K = q.K, S = qd8_meta_stride(q), nb = K / q.block, spb = q.block / 8, n = g * 16;
-  const uint8_t* wg = q.wp + g * 16 * (K / 2);  // 64 bytes per 8 k
+void tile_u4(const QGemm& q, const uint8_t* xp, const int32_t* xcorr, int64_t m, int64_t g, int64_t nv) {
+  const int64_t K = q.K, nb = K / q.block, spb = q.block / 8, bb = qd8_u4_block_bytes(q.block, q.wp_bf16), n = g * 16;
+  const uint8_t* wb = q.wp + g * nb * bb;  // this group's first block
   const uint8_t* x0 = xp + m * K;
-  const __m512i m4 = _mm512_set1_epi8(0x0F);
+  const __m512i m4 = _mm512_set1_epi8(0x0F), ones = _mm512_set1_epi8(1);
   __m512 vacc[R];
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r) vacc[r] = _mm512_setzero_ps();
-  int64_t st = 0;
-  for (int64_t b = 0; b < nb; ++b) {
-    __m512i acc[R];
+  const uint8_t* xs = x0;
+  for (int64_t b = 0; b < nb; ++b, wb += bb) {
+    __m512i acc[R], usum = _mm512_setzero_si512();
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_si512();
-    for (const int64_t se = st + spb; st < se; ++st) {
-      const __m512i w = _mm512_loadu_si512(wg + st * 64);
+    for (int64_t s = 0; s < spb; ++s, xs += 8) {
+      const __m512i w = _mm512_loadu_si512(wb + s * 64);
       const __m512i lo = _mm512_and_si512(w, m4), hi = _mm512_and_si512(_mm512_srli_epi16(w, 4), m4);
+      usum = _mm512_dpbusd_epi32(usum, _mm512_add_epi8(lo, hi), ones);
 #pragma GCC unroll 8
       for (int r = 0; r < R; ++r) {
-        acc[r] = _mm512_dpbusd_epi32(acc[r], lo, bcast32(x0 + r * K + st * 8));
-        acc[r] = _mm512_dpbusd_epi32(acc[r], hi, bcast32(x0 + r * K + st * 8 + 4));
+        acc[r] = _mm512_dpbusd_epi32(acc[r], lo, bcast32(xs + r * K));
+        acc[r] = _mm512_dpbusd_epi32(acc[r], hi, bcast32(xs + r * K + 4));
       }
     }
-    const __m512i ws = load_wsum(q, b * S + n);
-    const __m512 sc = load_scales(q, b * S + n);
+    const uint8_t* meta = wb + spb * 64;
+    const __m512 sc = q.wp_bf16 ? _mm512_castsi512_ps(_mm512_slli_epi32(
+                                      _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(meta))), 16))
+                                : _mm512_loadu_ps(meta);
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
-      __m512i dot = _mm512_sub_epi32(acc[r], _mm512_mullo_epi32(_mm512_set1_epi32(q.x_zp[m + r]), ws));
-      dot = _mm512_sub_epi32(dot, _mm512_set1_epi32(8 * xsum[(m + r) * nb + b]));
+      __m512i dot = _mm512_sub_epi32(acc[r], _mm512_mullo_epi32(_mm512_set1_epi32(q.x_zp[m + r]), usum));
+      dot = _mm512_sub_epi32(dot, _mm512_set1_epi32(xcorr[(m + r) * nb + b]));
       vacc[r] = qd8_block_step<Ops512>(vacc[r], dot, sc);
     }
   }
@@ -108,19 +111,19 @@ void tile_u4(const QGemm& q, const uint8_t* xp, const int32_t* xsum, int64_t m, 
 }
 
 void run_u4(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
-  const int32_t* xsum = qd8_prepared_xsum(q, xp);
+  const int32_t* xcorr = qd8_prepared_xcorr(q, xp);
   for (int64_t g = n0 / 16; g * 16 < n1; ++g) {
     const int64_t nv = n1 - g * 16 < 16 ? n1 - g * 16 : 16;
     int64_t m = m0;
-    for (; m + 8 <= m1; m += 8) tile_u4<8>(q, xp, xsum, m, g, nv);
+    for (; m + 8 <= m1; m += 8) tile_u4<8>(q, xp, xcorr, m, g, nv);
     switch (m1 - m) {
-      case 7: tile_u4<7>(q, xp, xsum, m, g, nv); break;
-      case 6: tile_u4<6>(q, xp, xsum, m, g, nv); break;
-      case 5: tile_u4<5>(q, xp, xsum, m, g, nv); break;
-      case 4: tile_u4<4>(q, xp, xsum, m, g, nv); break;
-      case 3: tile_u4<3>(q, xp, xsum, m, g, nv); break;
-      case 2: tile_u4<2>(q, xp, xsum, m, g, nv); break;
-      case 1: tile_u4<1>(q, xp, xsum, m, g, nv); break;
+      case 7: tile_u4<7>(q, xp, xcorr, m, g, nv); break;
+      case 6: tile_u4<6>(q, xp, xcorr, m, g, nv); break;
+      case 5: tile_u4<5>(q, xp, xcorr, m, g, nv); break;
+      case 4: tile_u4<4>(q, xp, xcorr, m, g, nv); break;
+      case 3: tile_u4<3>(q, xp, xcorr, m, g, nv); break;
+      case 2: tile_u4<2>(q, xp, xcorr, m, g, nv); break;
+      case 1: tile_u4<1>(q, xp, xcorr, m, g, nv); break;
       default: break;
     }
   }
@@ -185,28 +188,36 @@ void run_i8(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n
 
 }  // namespace
 
-// Packing (load): per group of 16 columns, one dword gather per 8 k; the block sums of
-// the nibbles by vpdpbusd with ones.
-void qd8_pack_u4_avx512(const uint8_t* w, int64_t N, int64_t K, int64_t block, int64_t S, uint8_t* out, int32_t* wsum32,
-                        int16_t* wsum16) {
-  const int64_t rb = K / 2, steps = K / 8, nb = K / block, spb = block / 8;
-  const __m512i idx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                         _mm512_set1_epi32(static_cast<int32_t>(rb)));
+// Packing (load): per group of 16 columns, one dword gather per 8 k, one gather of the
+// 16 scales per block; the block sums of the nibbles by vpdpbusd with ones.
+void qd8_pack_u4_avx512(const uint8_t* w, const float* scales, bool bf16, int64_t N, int64_t K, int64_t block, int64_t S,
+                        uint8_t* out, int32_t* wsum32, int16_t* wsum16) {
+  const int64_t rb = K / 2, nb = K / block, spb = block / 8;
+  const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m512i idx = _mm512_mullo_epi32(lane, _mm512_set1_epi32(static_cast<int32_t>(rb)));
+  const __m512i sidx = _mm512_mullo_epi32(lane, _mm512_set1_epi32(static_cast<int32_t>(nb)));
   const __m512i pad = _mm512_set1_epi32(static_cast<int32_t>(0x88888888u)), m4 = _mm512_set1_epi8(0x0F);
   const __m512i ones = _mm512_set1_epi8(1), bias = _mm512_set1_epi32(static_cast<int32_t>(8 * block));
   for (int64_t g = 0; g * 16 < N; ++g) {
     const int64_t nv = N - g * 16 < 16 ? N - g * 16 : 16;
     const __mmask16 keep = static_cast<__mmask16>(nv >= 16 ? 0xFFFF : (1u << nv) - 1);
     const uint8_t* base = w + g * 16 * rb;
-    uint8_t* og = out + g * steps * 64;
-    int64_t st = 0;
+    const float* sbase = scales + g * 16 * nb;
     for (int64_t b = 0; b < nb; ++b) {
       __m512i acc = _mm512_setzero_si512();
-      for (const int64_t se = st + spb; st < se; ++st) {
-        const __m512i v = _mm512_mask_i32gather_epi32(pad, keep, idx, base + st * 4, 1);
-        _mm512_storeu_si512(og + st * 64, v);
+      for (int64_t s = b * spb; s < (b + 1) * spb; ++s, out += 64) {
+        const __m512i v = _mm512_mask_i32gather_epi32(pad, keep, idx, base + s * 4, 1);
+        _mm512_storeu_si512(out, v);
         acc = _mm512_dpbusd_epi32(acc, _mm512_and_si512(v, m4), ones);
         acc = _mm512_dpbusd_epi32(acc, _mm512_and_si512(_mm512_srli_epi16(v, 4), m4), ones);
+      }
+      const __m512i sc = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), keep, sidx, sbase + b, 4);
+      if (bf16) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm512_cvtepi32_epi16(_mm512_srli_epi32(sc, 16)));
+        out += 32;
+      } else {
+        _mm512_storeu_si512(out, sc);
+        out += 64;
       }
       acc = _mm512_sub_epi32(acc, bias);
       if (wsum32) _mm512_storeu_si512(wsum32 + b * S + g * 16, acc);

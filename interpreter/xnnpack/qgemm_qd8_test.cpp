@@ -72,17 +72,20 @@ struct Case {
     for (int64_t n = 0; n < N; ++n)
       for (int64_t k = 0; k < K; ++k) wsum[(k / block) * S + n] += wv[n * K + k];
     if (pack) {  // the packer's sums must equal the plain ones, for both packers and both widths
-      wpack.assign(qd8_packed_u4_bytes(N, K), 0);
+      std::vector<float> snk(N * nb);  // scales [N, blocks], as the file has them
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t b = 0; b < nb; ++b) snk[n * nb + b] = ws[b * S + n];
+      wpack.assign(qd8_packed_u4_bytes(N, K, block, compact), 0);
       std::vector<uint8_t> wp2(wpack.size(), 1);
       std::vector<int32_t> s32(nb * S, -1), s32b(nb * S, -2);
       std::vector<int16_t> s16(nb * S, -1);
-      qd8_pack_u4(w.data(), N, K, block, S, wpack.data(), s32.data(), nullptr);
-      qd8_pack_u4(w.data(), N, K, block, S, wp2.data(), nullptr, s16.data());
+      qd8_pack_u4(w.data(), snk.data(), compact, N, K, block, S, wpack.data(), s32.data(), nullptr);
+      qd8_pack_u4(w.data(), snk.data(), compact, N, K, block, S, wp2.data(), nullptr, s16.data());
       CHECK(s32 == wsum);
       CHECK(std::vector<int32_t>(s16.begin(), s16.end()) == wsum);
       CHECK(wp2 == wpack);
       std::fill(wp2.begin(), wp2.end(), 3);  // the portable packer (qd8_pack_u4 takes AVX-512 where present)
-      qd8_pack_u4_scalar(w.data(), N, K, block, S, wp2.data(), s32b.data(), nullptr);
+      qd8_pack_u4_scalar(w.data(), snk.data(), compact, N, K, block, S, wp2.data(), s32b.data(), nullptr);
       CHECK(s32b == wsum);
       CHECK(wp2 == wpack);
     }
@@ -90,7 +93,7 @@ struct Case {
     for (int64_t n = 0; n < N; ++n) bias[n] = 0.05f * static_cast<float>(n % 11) - 0.2f;
     q.M = M, q.N = N, q.K = K, q.x = x.data(), q.x_scale = xs.data(), q.x_zp = xz.data();
     q.wkind = kind, q.w = w.data(), q.w_row_bytes = rb, q.block = block, q.meta_stride = S;
-    q.wp = pack ? wpack.data() : nullptr;
+    q.wp = pack ? wpack.data() : nullptr, q.wp_bf16 = compact;
     if (compact) {
       wsum16.assign(wsum.begin(), wsum.end());
       ws16.resize(ws.size());
