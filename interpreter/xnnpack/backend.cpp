@@ -167,6 +167,7 @@ class XnnpackInstance final : public BackendInstance {
     for (size_t i = 0; i < nv; ++i)
       if ((g_.values[i].flags & kFlagExternalOutput) && !defined[i])
         return Status::error("XNNPACK blob: output value " + std::to_string(g_.values[i].id) + " is never written");
+    if (init.last_row_only_output >= 0) mark_last_row_only(static_cast<uint32_t>(init.last_row_only_output));
     // Arena layout: each intermediate lives from the node that writes it to its last
     // reader; values whose lifetimes overlap get disjoint ranges (largest first,
     // lowest fitting offset). qdint8 row parameters live with their value.
@@ -248,6 +249,24 @@ class XnnpackInstance final : public BackendInstance {
       bind(reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(own_.get()) + 63) & ~uintptr_t(63)));
     }
     return Status::ok();
+  }
+
+  // The method reads only the last row of external output `ext`: when a fully connected
+  // node writes it and no node reads it, that node computes only its last row.
+  void mark_last_row_only(uint32_t ext) {
+    for (size_t i = 0; i < g_.values.size(); ++i) {
+      const Value& v = g_.values[i];
+      if (!(v.flags & kFlagExternalOutput) || v.external_id != ext) continue;
+      int writer = -1;
+      for (size_t k = 0; k < g_.nodes.size(); ++k) {
+        const Node& n = g_.nodes[k];
+        for (int j = 0; j < n.nin; ++j)
+          if (n.in[j] == static_cast<int32_t>(i)) return;  // read inside the graph
+        if (n.out == static_cast<int32_t>(i)) writer = writer == -1 ? static_cast<int>(k) : -2;
+      }
+      if (writer >= 0 && g_.nodes[static_cast<size_t>(writer)].op == Op::FullyConnected) prep_[static_cast<size_t>(writer)].last_row_only = true;
+      return;
+    }
   }
 
   // Points every intermediate at its range of the arena starting at `base`.

@@ -44,6 +44,7 @@ struct Prepared {
   std::vector<int16_t> wsum16;
   std::unique_ptr<uint8_t[]> wpack;  // 4-bit: the filter repacked for the SIMD kernels (qd8_pack_u4)
   bool wpack_bf16 = false;           // its scales are bf16
+  bool last_row_only = false;        // FC: the method reads only the output's last row (BackendInit)
   int64_t meta_stride = 0;     // row stride of the [blocks, S] arrays
   std::vector<uint16_t> scale_bf16;
   std::vector<int8_t> wq;

@@ -239,10 +239,14 @@ bool run_fully_connected_quantized(State& s, const Node& n) {
     q.block = vw.dtype == DT::QBInt4 ? vw.block_size : K;
     q.bias = n.in[2] >= 0 ? s.ptr<float>(n.in[2]) : nullptr;
     q.y = s.ptr<float>(n.out);
+    if (p.last_row_only && M > 1) {  // the other rows are never read (MethodOptions::last_row_of_output_only)
+      q.x += (M - 1) * K, q.x_scale += M - 1, q.x_zp += M - 1, q.y += (M - 1) * N;
+      q.M = 1;
+    }
     if (M > 0 && N > 0 && K > 0) qgemm_qd8(s.ctx->threadpool, q, s.ctx->scratch(qgemm_qd8_scratch_bytes(q)));
     if (K == 0)
-      for (int64_t i = 0; i < M * N; ++i) q.y[i] = q.bias ? q.bias[i % N] : 0.0f;
-    clamp_output(n, q.y, M * N);
+      for (int64_t i = 0; i < q.M * N; ++i) q.y[i] = q.bias ? q.bias[i % N] : 0.0f;
+    clamp_output(n, q.y, q.M * N);
     return true;
   }
   // static int8: acc = bias + sum (x - zx) w;  y = clamp(round(acc * sx*sw/sy) + zy)

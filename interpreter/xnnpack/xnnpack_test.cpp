@@ -100,10 +100,11 @@ struct HostT {
   }
 };
 
-Status make(const std::vector<uint8_t>& blob, std::unique_ptr<BackendInstance>* out) {
+Status make(const std::vector<uint8_t>& blob, std::unique_ptr<BackendInstance>* out, int last_row_only_output = -1) {
   BackendInit init;
   init.id = "XnnpackBackend";
   init.blob = {blob.data(), blob.size()};
+  init.last_row_only_output = last_row_only_output;
   return xnn::create_xnnpack_backend(init, out);
 }
 
@@ -452,6 +453,48 @@ TEST_CASE("xnnpack: qd8 x qc8w fully connected, explicit convert and the legacy 
       CHECK(out[0][m * N + n] == out[1][m * N + n]);
       CHECK(std::fabs(out[0][m * N + n] - ref) <= 0.01 * mag);  // int8 activation rounding
     }
+  // BackendInit::last_row_only_output: the FC writing that output computes only its last row
+  {
+    auto blob = build(false);
+    std::unique_ptr<BackendInstance> inst;
+    Status s = make(blob, &inst, 1);
+    REQUIRE_MESSAGE(s, s.message());
+    HostT a({M, K}, xv), o({M, N}, std::vector<float>(M * N, -7.0f), M * N);
+    EValue* args[] = {&a.ev, &o.ev};
+    KernelContext ctx;
+    REQUIRE_MESSAGE(inst->execute(ctx, args, 2), ctx.message());
+    for (uint32_t n = 0; n < N; ++n) {
+      CHECK(o.data[n] == -7.0f);  // row 0 untouched
+      CHECK(o.data[(M - 1) * N + n] == out[0][(M - 1) * N + n]);
+    }
+  }
+  {  // fp32 FC, and an output index that is not the FC's: everything computed
+    Builder b;
+    std::vector<float> wv(N * K);
+    for (uint32_t i = 0; i < N * K; ++i) wv[i] = 0.01f * static_cast<float>(static_cast<int>(i % 17) - 8);
+    uint32_t x = b.fvalue({M, K}, 0, 1), w = b.fconst({N, K}, wv), y = b.fvalue({M, N}, 1, 2);
+    b.node(fx::XNodeUnion::XNNFullyConnected, fx::CreateXNNFullyConnected(b.fbb, x, w, 0xFFFFFFFFu, y, 0).Union());
+    auto blob = b.blob();
+    for (int which : {1, 5}) {
+      std::unique_ptr<BackendInstance> inst;
+      Status s = make(blob, &inst, which);
+      REQUIRE_MESSAGE(s, s.message());
+      HostT a({M, K}, xv), o({M, N}, std::vector<float>(M * N, -7.0f), M * N);
+      EValue* args[] = {&a.ev, &o.ev};
+      KernelContext ctx;
+      REQUIRE_MESSAGE(inst->execute(ctx, args, 2), ctx.message());
+      for (uint32_t m = 0; m < M; ++m)
+        for (uint32_t n = 0; n < N; ++n) {
+          float ref = 0.0f;
+          for (uint32_t k = 0; k < K; ++k) ref += xv[m * K + k] * wv[n * K + k];
+          CAPTURE(which);
+          if (which == 1 && m + 1 < M)
+            CHECK(o.data[m * N + n] == -7.0f);
+          else
+            CHECK(o.data[m * N + n] == doctest::Approx(ref).epsilon(1e-5));
+        }
+    }
+  }
 }
 
 TEST_CASE("xnnpack: legacy layouts: bare XN00 flatbuffer with constants in constant_buffer") {
