@@ -149,18 +149,18 @@ Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared
     // with the block sums); its metadata rows are padded to 16 columns
     const bool pack = w4 && K % 8 == 0 && block % 8 == 0;
     p->meta_stride = pack ? (N + 15) / 16 * 16 : N;
+    if (pack) {  // the stream holds the scales; the block sums are computed by every kernel
+      p->wpack.reset(new (std::nothrow) uint8_t[qd8_packed_u4_bytes(N, K, block, compact)]);
+      if (!p->wpack) return fail("cannot allocate the packed filter");
+      p->wpack_bf16 = compact;
+      qd8_pack_u4(w.data, scales.data(), compact, N, K, block, p->meta_stride, p->wpack.get(), nullptr, nullptr);
+      return Status::ok();
+    }
     const size_t cells = static_cast<size_t>(p->meta_stride * nb);
     if (compact)
       p->wsum16.assign(cells, 0), p->scale_bf16.assign(cells, 0);
     else
       p->wsum.assign(cells, 0), p->w.assign(cells, 0.0f);
-    if (pack) {
-      p->wpack.reset(new (std::nothrow) uint8_t[qd8_packed_u4_bytes(N, K, block, compact)]);
-      if (!p->wpack) return fail("cannot allocate the packed filter");
-      p->wpack_bf16 = compact;
-      qd8_pack_u4(w.data, scales.data(), compact, N, K, block, p->meta_stride, p->wpack.get(),
-                  compact ? nullptr : p->wsum.data(), compact ? p->wsum16.data() : nullptr);
-    }
     for (int64_t o = 0; o < N; ++o) {
       const uint8_t* row = p->wdata + o * p->w_row_bytes;
       for (int64_t b = 0; b < nb; ++b) {
@@ -173,7 +173,6 @@ Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared
         } else {
           p->w[at] = sc;
         }
-        if (pack) continue;  // sums written by qd8_pack_u4
         int32_t sum = 0;
         if (w4) {
           for (int64_t k = b * block; k < (b + 1) * block; ++k)
@@ -234,8 +233,8 @@ bool run_fully_connected_quantized(State& s, const Node& n) {
     q.wp = p.wpack.get(), q.wp_bf16 = p.wpack_bf16;
     if (!p.wsum16.empty())
       q.wsum16 = p.wsum16.data(), q.w_scale_bf16 = p.scale_bf16.data();
-    else
-      q.wsum = p.wsum.data(), q.w_scale = p.w.data();
+    else if (!p.w.empty())
+      q.wsum = p.wsum.data(), q.w_scale = p.w.data();  // (packed 4-bit: none, see qgemm_qd8.h)
     q.block = vw.dtype == DT::QBInt4 ? vw.block_size : K;
     q.bias = n.in[2] >= 0 ? s.ptr<float>(n.in[2]) : nullptr;
     q.y = s.ptr<float>(n.out);

@@ -20,7 +20,8 @@ bool cpu_has_avx512_vnni() {
 bool qd8_simd_supported(const QGemm& q) {
   if (q.M <= 0 || q.N <= 0 || q.K <= 0 || q.block <= 0 || q.K % q.block != 0) return false;
   if (q.wkind == QWeights::U4) return q.wp && q.block % 8 == 0;
-  return q.block % 16 == 0 && q.w_row_bytes == q.K && qd8_meta_stride(q) >= q.N;
+  return q.block % 16 == 0 && q.w_row_bytes == q.K && qd8_meta_stride(q) >= q.N && qd8_has_wsum(q) &&
+         (q.w_scale || q.w_scale_bf16);
 }
 
 size_t qd8_packed_u4_bytes(int64_t N, int64_t K, int64_t block, bool bf16) {

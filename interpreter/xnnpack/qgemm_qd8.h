@@ -45,8 +45,9 @@ struct QGemm {
   const uint8_t* wp = nullptr;     // U4: the packed filter (qd8_pack_u4) or null
   bool wp_bf16 = false;            // its scales are bf16 (else fp32)
   int64_t meta_stride = 0;         // S: row stride of the [blocks, S] arrays below (0: N)
-  // [K / block, N]: fp32 scales and int32 sums, or (blockwise, compact) bf16 scales and
-  // int16 sums; set one of each pair.
+  // [K / block, S]: fp32 scales and int32 sums, or (blockwise, compact) bf16 scales and
+  // int16 sums; set one of each pair. With a packed U4 filter all may be null (the scales
+  // are in the stream, the scalar reference then sums the weights itself).
   const int32_t* wsum = nullptr;
   const float* w_scale = nullptr;
   const int16_t* wsum16 = nullptr;
@@ -69,15 +70,36 @@ inline typename O::F qd8_output(typename O::F acc, typename O::F x_scale, typena
   return O::add(O::mul(acc, x_scale), bias);
 }
 
+inline int64_t qd8_u4_block_bytes(int64_t block, bool bf16) { return block / 8 * 64 + (bf16 ? 32 : 64); }
 inline int64_t qd8_meta_stride(const QGemm& q) { return q.meta_stride ? q.meta_stride : q.N; }
-inline float qd8_scale(const QGemm& q, int64_t i) {
+// Scale of block b, column n: from the [blocks, S] array or (packed U4 without one) the stream.
+inline float qd8_scale(const QGemm& q, int64_t b, int64_t n) {
+  const int64_t i = b * qd8_meta_stride(q) + n;
   if (q.w_scale) return q.w_scale[i];
-  const uint32_t u = static_cast<uint32_t>(q.w_scale_bf16[i]) << 16;
+  uint32_t u;
+  if (q.w_scale_bf16) {
+    u = static_cast<uint32_t>(q.w_scale_bf16[i]) << 16;
+  } else {
+    const int64_t nb = q.K / q.block, bb = qd8_u4_block_bytes(q.block, q.wp_bf16);
+    const uint8_t* meta = q.wp + ((n / 16) * nb + b) * bb + q.block / 8 * 64;
+    if (q.wp_bf16) {
+      uint16_t h;
+      __builtin_memcpy(&h, meta + 2 * (n % 16), 2);
+      u = static_cast<uint32_t>(h) << 16;
+    } else {
+      __builtin_memcpy(&u, meta + 4 * (n % 16), 4);
+    }
+  }
   float f;
   __builtin_memcpy(&f, &u, 4);
   return f;
 }
-inline int32_t qd8_wsum(const QGemm& q, int64_t i) { return q.wsum ? q.wsum[i] : q.wsum16[i]; }
+// Weight sum of block b, column n, if there is an array of them (else the kernel sums).
+inline bool qd8_has_wsum(const QGemm& q) { return q.wsum || q.wsum16; }
+inline int32_t qd8_wsum(const QGemm& q, int64_t b, int64_t n) {
+  const int64_t i = b * qd8_meta_stride(q) + n;
+  return q.wsum ? q.wsum[i] : q.wsum16[i];
+}
 
 // Rows [m0, m1) x columns [n0, n1) of y.
 void qgemm_qd8_scalar(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
@@ -86,7 +108,6 @@ void qgemm_qd8_scalar(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_
 // in all. qd8_pack_u4 takes the scales [N, K / block] (bf16-exact when bf16) and also
 // writes the block sums of w (nibble - 8) to wsum32 or wsum16 ([K / block, S], S >= N
 // rounded up to 16, padding columns 0) for the scalar reference; either may be null.
-inline int64_t qd8_u4_block_bytes(int64_t block, bool bf16) { return block / 8 * 64 + (bf16 ? 32 : 64); }
 size_t qd8_packed_u4_bytes(int64_t N, int64_t K, int64_t block, bool bf16);
 void qd8_pack_u4(const uint8_t* w, const float* scales, bool bf16, int64_t N, int64_t K, int64_t block, int64_t S,
                  uint8_t* out, int32_t* wsum32, int16_t* wsum16);

@@ -104,15 +104,15 @@ inline int32_t dot_i8(const int8_t* a, const int8_t* b, int64_t k) {  // k % 16 
 }
 
 void run_i8(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
-  const int64_t nb = q.K / q.block, S = qd8_meta_stride(q);
+  const int64_t nb = q.K / q.block;
   for (int64_t m = m0; m < m1; ++m) {
     const int8_t* x = q.x + m * q.K;
     for (int64_t n = n0; n < n1; ++n) {
       const int8_t* w = reinterpret_cast<const int8_t*>(q.w + n * q.w_row_bytes);
       float acc = 0.0f;
       for (int64_t b = 0; b < nb; ++b) {
-        const int32_t dot = dot_i8(x + b * q.block, w + b * q.block, q.block) - q.x_zp[m] * qd8_wsum(q, b * S + n);
-        acc = qd8_block_step<Ops1>(acc, dot, qd8_scale(q, b * S + n));
+        const int32_t dot = dot_i8(x + b * q.block, w + b * q.block, q.block) - q.x_zp[m] * qd8_wsum(q, b, n);
+        acc = qd8_block_step<Ops1>(acc, dot, qd8_scale(q, b, n));
       }
       q.y[m * q.N + n] = qd8_output<Ops1>(acc, q.x_scale[m], q.bias ? q.bias[n] : 0.0f);
     }

@@ -21,7 +21,8 @@ inline int32_t weight(const QGemm& q, const uint8_t* row, int64_t k) {
 }  // namespace
 
 void qgemm_qd8_scalar(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
-  const int64_t nb = q.block ? q.K / q.block : 0, S = qd8_meta_stride(q);
+  const int64_t nb = q.block ? q.K / q.block : 0;
+  const bool has_wsum = qd8_has_wsum(q);
   for (int64_t m = m0; m < m1; ++m) {
     const int8_t* x = q.x + m * q.K;
     const int32_t xz = q.x_zp[m];
@@ -29,10 +30,13 @@ void qgemm_qd8_scalar(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_
       const uint8_t* w = q.w + n * q.w_row_bytes;
       float acc = 0.0f;
       for (int64_t b = 0; b < nb; ++b) {
-        int32_t dot = 0;
-        for (int64_t k = b * q.block; k < (b + 1) * q.block; ++k) dot += static_cast<int32_t>(x[k]) * weight(q, w, k);
-        dot -= xz * qd8_wsum(q, b * S + n);
-        acc = qd8_block_step<ScalarOps>(acc, dot, qd8_scale(q, b * S + n));
+        int32_t dot = 0, wsum = 0;
+        for (int64_t k = b * q.block; k < (b + 1) * q.block; ++k) {
+          const int32_t wk = weight(q, w, k);
+          dot += static_cast<int32_t>(x[k]) * wk, wsum += wk;
+        }
+        dot -= xz * (has_wsum ? qd8_wsum(q, b, n) : wsum);
+        acc = qd8_block_step<ScalarOps>(acc, dot, qd8_scale(q, b, n));
       }
       q.y[m * q.N + n] = qd8_output<ScalarOps>(acc, q.x_scale[m], q.bias ? q.bias[n] : 0.0f);
     }

@@ -179,6 +179,15 @@ TEST_CASE("qgemm_qd8: SIMD kernels are bit-identical to the scalar reference") {
         c.make(static_cast<uint32_t>(s.M * 131 + s.N * 7 + s.K + extreme), with_bias, compact);
         const auto ref = c.scalar();
         REQUIRE(qd8_simd_supported(c.q));
+        if (c.q.wp) {  // packed, as load leaves it: no sum or scale arrays (scales from the stream)
+          QGemm bare = c.q;
+          bare.wsum = nullptr, bare.wsum16 = nullptr, bare.w_scale = nullptr, bare.w_scale_bf16 = nullptr;
+          std::vector<float> yb(c.M * c.N, -1.0f);
+          bare.y = yb.data();
+          qgemm_qd8_scalar(bare, 0, c.M, 0, c.N);
+          CHECK(same_bits(yb, ref));
+          c.q = bare;  // and the SIMD kernels below run on it too
+        }
         std::vector<uint8_t> scratch(qgemm_qd8_scratch_bytes(c.q) + 64);
         for (QIsa isa : isas) {
           CAPTURE(isa_name(isa));
