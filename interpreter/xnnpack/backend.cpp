@@ -136,6 +136,7 @@ bool dtype_matches(DT x, DType t) {
 class XnnpackInstance final : public BackendInstance {
  public:
   Status init(const BackendInit& init) {
+    threads_ = init.num_threads;
     PTE_TRY(parse_graph(init.blob, init.program, &g_));
     const size_t nv = g_.values.size();
     rt_.resize(nv);
@@ -307,7 +308,7 @@ class XnnpackInstance final : public BackendInstance {
       }
     }
     State s;
-    s.g = &g_, s.rt = &rt_, s.prep = &prep_, s.ctx = &ctx;
+    s.g = &g_, s.rt = &rt_, s.prep = &prep_, s.ctx = &ctx, s.helper_thread = threads_ > 1;
     for (size_t k = 0; k < g_.nodes.size(); ++k) {
       s.node_index = k;
       if (!run_node(s, g_.nodes[k])) {
@@ -327,6 +328,7 @@ class XnnpackInstance final : public BackendInstance {
   std::vector<Prepared> prep_;
   std::vector<int32_t> ext_;
   uint32_t max_ext_ = 0;
+  int threads_ = 1;  // the method's threads (BackendInit::num_threads)
   struct SlotRef {
     int32_t value;
     size_t off, bytes, row_bytes;

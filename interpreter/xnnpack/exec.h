@@ -59,6 +59,8 @@ struct State {
   const std::vector<Prepared>* prep = nullptr;
   KernelContext* ctx = nullptr;
   size_t node_index = 0;
+  bool helper_thread = false;  // the method has threads: when it uses them (ctx->threadpool), the qd8 GEMM
+                               // splits over the caller and the helper thread (helper_thread.h)
 
   RtValue& v(int32_t i) { return (*rt)[static_cast<size_t>(i)]; }
   const Value& meta(int32_t i) const { return g->values[static_cast<size_t>(i)]; }

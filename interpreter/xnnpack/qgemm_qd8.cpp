@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "interpreter/xnnpack/helper_thread.h"
 #include "ops/linalg/gemm.h"
 
 namespace pte::xnn {
@@ -127,7 +128,19 @@ void run_tile(void* ctx, size_t m0, size_t n0, size_t tm, size_t tn) {
 
 }  // namespace
 
-void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa) {
+namespace {
+struct Tiles {
+  Task* t;
+  size_t M, N, tm, tn, cols;
+};
+void run_tile_index(void* ctx, size_t i) {
+  const Tiles& g = *static_cast<const Tiles*>(ctx);
+  const size_t m0 = (i / g.cols) * g.tm, n0 = (i % g.cols) * g.tn;
+  run_tile(g.t, m0, n0, std::min(g.tm, g.M - m0), std::min(g.tn, g.N - n0));
+}
+}  // namespace
+
+void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, bool helper) {
   if (q.M <= 0 || q.N <= 0) return;
   const bool simd = scratch && qd8_simd_supported(q);
   if (isa == QIsa::Auto) isa = !simd ? QIsa::Scalar : cpu_has_avx512_vnni() ? QIsa::Avx512 : linalg::cpu_has_avx2_fma() ? QIsa::Avx2 : QIsa::Scalar;
@@ -140,7 +153,7 @@ void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa) {
   // (the kernels walk rows inside a column group, so a group's weights stay in cache);
   // columns in multiples of 16 (every kernel's width), about 4 tiles per thread when few rows.
   const size_t M = static_cast<size_t>(q.M), N = static_cast<size_t>(q.N);
-  const size_t threads = pool ? pthreadpool_get_threads_count(pool) : 1;
+  const size_t threads = helper ? 2 : pool ? pthreadpool_get_threads_count(pool) : 1;
   const double work = static_cast<double>(q.M) * static_cast<double>(q.N) * static_cast<double>(q.K);
   if (threads <= 1 || work < 262144.0) {
     run_tile(&t, 0, 0, M, N);
@@ -149,6 +162,11 @@ void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa) {
   const size_t tm = 32;
   size_t tn = 64;
   if (M <= 8) tn = std::max<size_t>(16, (N / (4 * threads) + 15) / 16 * 16);
+  if (helper) {
+    Tiles g{&t, M, N, tm, tn, (N + tn - 1) / tn};
+    helper_parallel_for(run_tile_index, &g, ((M + tm - 1) / tm) * g.cols);
+    return;
+  }
   pthreadpool_parallelize_2d_tile_2d(pool, run_tile, &t, M, N, tm, tn, 0);
 }
 

@@ -130,9 +130,10 @@ void qgemm_qd8_avx2(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, i
 void qgemm_qd8_avx512(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 
 enum class QIsa : uint8_t { Auto, Scalar, Avx2, Avx512 };
-// Whole product, split over the pool's threads (pool may be null). scratch: at least
+// Whole product, split over the pool's threads (pool may be null) or, with helper, over
+// the caller and the helper thread (helper_thread.h; pool unused). scratch: at least
 // qgemm_qd8_scratch_bytes(q) bytes (64-byte aligned) or null (then the scalar kernel runs).
 size_t qgemm_qd8_scratch_bytes(const QGemm& q);
-void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa = QIsa::Auto);
+void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa = QIsa::Auto, bool helper = false);
 
 }  // namespace pte::xnn

@@ -4,11 +4,13 @@
 #include <doctest/doctest.h>
 #include <pthreadpool.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <random>
 #include <vector>
 
+#include "interpreter/xnnpack/helper_thread.h"
 #include "interpreter/xnnpack/qgemm_qd8.h"
 #include "ops/linalg/gemm.h"
 
@@ -251,4 +253,41 @@ TEST_CASE("qgemm_qd8: threads, unsupported shapes and no scratch give the refere
     CHECK(same_bits(y, ref));
   }
   pthreadpool_destroy(pool);
+}
+
+TEST_CASE("qgemm_qd8: the helper thread runs every task exactly once, results bit-identical") {
+  {  // many short loops back to back: each index once per loop
+    std::vector<std::atomic<int>> hits(257);
+    struct Ctx {
+      std::vector<std::atomic<int>>* hits;
+    } ctx{&hits};
+    auto fn = [](void* c, size_t i) { (*static_cast<Ctx*>(c)->hits)[i].fetch_add(1); };
+    for (int loop = 0; loop < 2000; ++loop) {
+      const size_t n = static_cast<size_t>(loop % 257) + 1;
+      for (size_t i = 0; i < n; ++i) hits[i].store(0);
+      helper_parallel_for(fn, &ctx, n);
+      bool once = true;
+      for (size_t i = 0; i < n; ++i) once = once && hits[i].load() == 1;
+      if (!once) {
+        CHECK(once);
+        break;
+      }
+    }
+  }
+  for (int64_t M : {int64_t(1), int64_t(40)}) {  // decode and prefill shapes on caller + helper
+    Case c(M, 576, 576, 32, QWeights::U4);
+    c.make(9);
+    const auto ref = c.scalar();
+    std::vector<uint8_t> scratch(qgemm_qd8_scratch_bytes(c.q));
+    std::vector<float> y(c.M * c.N);
+    c.q.y = y.data();
+    bool same = true;
+    for (int rep = 0; rep < 50 && same; ++rep) {
+      std::fill(y.begin(), y.end(), 0.0f);
+      qgemm_qd8(nullptr, c.q, scratch.data(), QIsa::Auto, /*helper=*/true);
+      same = same_bits(y, ref);
+    }
+    CAPTURE(M);
+    CHECK(same);
+  }
 }
