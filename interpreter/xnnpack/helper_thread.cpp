@@ -35,7 +35,12 @@ class Helper {
     }
     cv_.notify_one();
     work(epoch);
-    while (done_.load(std::memory_order_acquire) < n) _mm_pause();  // a task the helper holds
+    // a task the helper holds: spin a little, then yield (it may be waiting for this core)
+    for (int k = 0; done_.load(std::memory_order_acquire) < n; ++k)
+      if (k < 256)
+        _mm_pause();
+      else
+        std::this_thread::yield();
   }
 
  private:
@@ -59,8 +64,9 @@ class Helper {
   void loop() {
     uint64_t seen = 0;
     for (;;) {
-      // a short spin catches the next loop of a decode step without a wake-up
-      for (int k = 0; k < 4000 && (state_.load(std::memory_order_acquire) >> 32) == seen; ++k) _mm_pause();
+      // a short spin (~10 us: PAUSE is ~40-140 cycles) catches the next loop of a decode
+      // step without a wake-up, without taking the core from others for long
+      for (int k = 0; k < 256 && (state_.load(std::memory_order_acquire) >> 32) == seen; ++k) _mm_pause();
       uint64_t e = state_.load(std::memory_order_acquire) >> 32;
       if (e == seen) {
         std::unique_lock<std::mutex> lk(mu_);
