@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <new>
 #include <thread>
 
 namespace pte::xnn {
@@ -20,7 +21,15 @@ namespace {
 
 class Helper {
  public:
-  Helper() { std::thread([this] { loop(); }).detach(); }
+  Helper() {
+    try {  // no exceptions across the library boundary: without a thread the caller does it all
+      std::thread([this] { loop(); }).detach();
+      started_ = true;
+    } catch (...) {
+      started_ = false;
+    }
+  }
+  bool started() const { return started_; }
 
   void run(void (*fn)(void*, size_t), void* ctx, size_t n) {
     fn_.store(fn, std::memory_order_relaxed);
@@ -86,6 +95,7 @@ class Helper {
   std::mutex mu_;
   std::condition_variable cv_;
   uint64_t posted_ = 0;
+  bool started_ = false;
 };
 
 }  // namespace
@@ -93,8 +103,12 @@ class Helper {
 void helper_parallel_for(void (*fn)(void*, size_t), void* ctx, size_t n) {
   if (n == 0) return;
   if (n == 1) return fn(ctx, 0);
-  static Helper* h = new Helper;  // never destroyed: the detached thread may outlive main
-  static std::mutex one_caller;   // one loop at a time (methods on several threads)
+  static Helper* h = new (std::nothrow) Helper;  // never destroyed: the detached thread may outlive main
+  static std::mutex one_caller;                  // one loop at a time (methods on several threads)
+  if (!h || !h->started()) {
+    for (size_t i = 0; i < n; ++i) fn(ctx, i);
+    return;
+  }
   std::lock_guard<std::mutex> lk(one_caller);
   h->run(fn, ctx, n);
 }
