@@ -5,10 +5,12 @@
 //   FullyConnected qint8 x qint8/qcint8 (+ qint32 bias) -> qint8      (static int8)
 //                  qdint8 x qcint8 / qcint4 / qbint4 (+ fp32 bias) -> fp32   (8da8w / 8da4w)
 //
-// qd8 filters are read in place from the file (4-bit or int8 rows; a transposed int8
-// filter is copied once to [N, K]); load prepares per-block scales and weight sums,
-// [blocks, N]. The kernels are in qgemm_qd8*.cpp. Static int8 filters are unpacked to
-// int8 [N, K].
+// qd8 (qgemm_qd8.h): 4-bit filters (K, block multiples of 8) are repacked once at load into
+// one stream with their scales (qd8_pack_u4, the file's bytes in another order); other
+// 4-bit and int8 filters are read in place (a transposed int8 filter is copied once to
+// [N, K]) with per-block scales and weight sums [blocks, N]. Static int8 filters are
+// unpacked to int8 [N, K]. The float epilogue of every qd8 kernel: qd8_block_step /
+// qd8_output (qgemm_qd8.h); the qd8 quantization parameters: quantize_qd8.cpp.
 
 #include <algorithm>
 #include <cmath>
@@ -146,7 +148,7 @@ Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared
       compact = (u & 0xFFFFu) == 0;
     }
     // 4-bit: repacked for the SIMD kernels (qd8_pack_u4: the file's bytes in another order,
-    // with the block sums); its metadata rows are padded to 16 columns
+    // with the block scales)
     const bool pack = w4 && K % 8 == 0 && block % 8 == 0;
     p->meta_stride = pack ? (N + 15) / 16 * 16 : N;
     if (pack) {  // the stream holds the scales; the block sums are computed by every kernel

@@ -4,7 +4,7 @@
 //   dot_b(m, n) = sum_{k in b} (x[m, k] - x_zp[m]) * w[n, k]          (exact int32)
 //
 // x: dynamically quantized int8 rows (qd8: per-row scale and zero point).
-// w: the filter as the .pte stores it, read in place (no copy, no unpacking):
+// w: the filter as the .pte stores it (what the scalar reference and the int8 kernels read):
 //   QWeights::I8  int8 rows [N][K]                               (qcint8, per channel)
 //   QWeights::U4  4-bit rows [N][(K+1)/2], low nibble = even k, value = nibble - 8
 //                 (qbint4: blockwise; qcint4: one block of K)
@@ -12,17 +12,19 @@
 // the order decode reads it: per group of 16 columns (N padded to 16), per block, the
 // block's weights as 64-byte vectors of 8 k x 16 columns (4 bytes = 8 nibbles per
 // column, the file's bytes), then the block's 16 scales (bf16, or fp32 if not bf16-exact).
-// Per block b and column n (both [blocks][S], column fastest, S = meta_stride >= N,
-// prepared at load; padding columns hold zeros):
+// The SIMD kernels read only that stream for U4 (the block sums of the nibbles computed on
+// the fly), so load keeps no other copy. Otherwise, per block b and column n ([blocks][S],
+// column fastest, S = meta_stride >= N, prepared at load; padding columns hold zeros):
 //   scale[b * S + n], wsum[b * S + n] = sum_{k in b} w[n, k]  (for the zero-point term),
-//   fp32 / int32, or bf16 / int16 for blockwise 4-bit filters (a quarter of the bytes
-//   decode reads besides the weights; XNNPACK keeps those scales in bf16 too).
+//   fp32 / int32, or bf16 / int16 for blockwise 4-bit filters.
 //
 // Kernels (one per file, all bit-identical to the scalar reference):
 //   qgemm_qd8_scalar.cpp  the reference, any shape
-//   qgemm_qd8_avx2.cpp    AVX2 (4-bit: maddubs on 8 columns x 2 rows; 8-bit: widened madd)
-//   qgemm_qd8_avx512.cpp  AVX-512 VNNI (vpdpbusd on 16 columns x up to 4 rows)
-//   qgemm_qd8.cpp         ISA choice at run time, activation preparation, threads
+//   qgemm_qd8_avx2.cpp    AVX2 (4-bit packed: maddubs, 8 columns x 4 rows; 8-bit: widened madd)
+//   qgemm_qd8_avx512.cpp  AVX-512 VNNI (4-bit packed: vpdpbusd, 16 columns x 8 rows; 8-bit in
+//                         place: 16 columns x 4 rows), and the AVX-512 packer
+//   qgemm_qd8.cpp         ISA choice at run time, activation preparation, packing, threads
+//                         (pthreadpool, or the helper thread of helper_thread.h)
 #pragma once
 #include <cstddef>
 #include <cstdint>
