@@ -55,6 +55,9 @@ struct BackendInit {
   pthreadpool* threadpool = nullptr;   // the method's pool (null: single thread)
   int num_threads = 1;
   BackendWorkspace* workspace = nullptr;  // the method's shared scratch (null: the backend allocates its own)
+  // >= 0: the args index of an output of which the method reads only the last row
+  // (MethodOptions::last_row_of_output_only); the backend may compute only that row.
+  int last_row_only_output = -1;
 };
 
 class BackendInstance {

@@ -495,6 +495,7 @@ struct MethodImpl::Load {
       init.delegate_index = static_cast<int>(d);
       init.threadpool = m.threadpool_;
       init.num_threads = m.threadpool_ ? static_cast<int>(pthreadpool_get_threads_count(m.threadpool_)) : 1;
+      if (static_cast<int32_t>(d) == last_row_delegate) init.last_row_only_output = last_row_arg;
       s = create_backend(init, &m.backends_[d]);
       if (!s) return s.context(m.prefix_ + ": delegate " + num(d) + " (" + m.delegate_ids_[d] + ")");
       if (!m.backends_[d]) return fail("delegate " + num(d) + " (" + m.delegate_ids_[d] + ") created no instance");
@@ -750,7 +751,24 @@ struct MethodImpl::Load {
       if (op == "aten::mm.out" && in.nargs == 4 && in.fn) in.fn = mm_last_row_out;
       return;
     }
+    // written by a delegate (called once): tell the backend at creation (BackendInit)
+    if (v < 0 || writer[v] != -1) return;
+    int32_t call = -1, arg = -1;
+    for (size_t i = 0; i < m.instrs_.size(); ++i) {
+      const Instr& in = m.instrs_[i];
+      if (in.kind != Instr::Delegate) continue;
+      for (uint32_t j = 0; j < in.nargs; ++j)
+        if (m.args_[in.arg_begin + j] == &m.values_[v]) {
+          if (call >= 0) return;  // in two calls
+          call = static_cast<int32_t>(i), arg = static_cast<int32_t>(j);
+        }
+    }
+    if (call < 0) return;
+    for (size_t i = 0; i < m.instrs_.size(); ++i)
+      if (m.instrs_[i].kind == Instr::Delegate && static_cast<int32_t>(i) != call && m.instrs_[i].index == m.instrs_[call].index) return;
+    last_row_delegate = static_cast<int32_t>(m.instrs_[call].index), last_row_arg = arg;
   }
+  int32_t last_row_delegate = -1, last_row_arg = -1;  // set by last_row_logits
 
   // Which tensors each instruction reads and writes, for the re-planner.
   void collect_events(planner::PlanInput* pin) {

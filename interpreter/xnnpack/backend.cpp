@@ -145,6 +145,7 @@ bool dtype_matches(DT x, DType t) {
 class XnnpackInstance final : public BackendInstance {
  public:
   Status init(const BackendInit& init) {
+    threads_ = init.num_threads;
     PTE_TRY(parse_graph(init.blob, init.program, &g_));
     PTE_TRY(widen_half(&g_, &origin_));
     const size_t nv = g_.values.size();
@@ -177,6 +178,10 @@ class XnnpackInstance final : public BackendInstance {
     for (size_t i = 0; i < nv; ++i)
       if ((g_.values[i].flags & kFlagExternalOutput) && !defined[i])
         return Status::error("XNNPACK blob: output value " + std::to_string(g_.values[i].id) + " is never written");
+    if (init.last_row_only_output >= 0) mark_last_row_only(static_cast<uint32_t>(init.last_row_only_output));
+    // Quantization scales were copied where the nodes need them (Prepared); execute never
+    // reads Value::scales (8da4w: ~19 MB of fp32 for SmolLM2-135M).
+    for (Value& v : g_.values) std::vector<float>().swap(v.scales);
     // Arena layout: each intermediate lives from the node that writes it to its last
     // reader; values whose lifetimes overlap get disjoint ranges (largest first,
     // lowest fitting offset). qdint8 row parameters live with their value.
@@ -260,6 +265,24 @@ class XnnpackInstance final : public BackendInstance {
     return Status::ok();
   }
 
+  // The method reads only the last row of external output `ext`: when a fully connected
+  // node writes it and no node reads it, that node computes only its last row.
+  void mark_last_row_only(uint32_t ext) {
+    for (size_t i = 0; i < g_.values.size(); ++i) {
+      const Value& v = g_.values[i];
+      if (!(v.flags & kFlagExternalOutput) || v.external_id != ext) continue;
+      int writer = -1;
+      for (size_t k = 0; k < g_.nodes.size(); ++k) {
+        const Node& n = g_.nodes[k];
+        for (int j = 0; j < n.nin; ++j)
+          if (n.in[j] == static_cast<int32_t>(i)) return;  // read inside the graph
+        if (n.out == static_cast<int32_t>(i)) writer = writer == -1 ? static_cast<int>(k) : -2;
+      }
+      if (writer >= 0 && g_.nodes[static_cast<size_t>(writer)].op == Op::FullyConnected) prep_[static_cast<size_t>(writer)].last_row_only = true;
+      return;
+    }
+  }
+
   // Points every intermediate at its range of the arena starting at `base`.
   void bind(uint8_t* base) {
     for (const auto& sl : slots_) {
@@ -298,7 +321,7 @@ class XnnpackInstance final : public BackendInstance {
       }
     }
     State s;
-    s.g = &g_, s.rt = &rt_, s.prep = &prep_, s.ctx = &ctx;
+    s.g = &g_, s.rt = &rt_, s.prep = &prep_, s.ctx = &ctx, s.helper_thread = threads_ > 1;
     for (size_t k = 0; k < g_.nodes.size(); ++k) {
       s.node_index = k;
       if (!run_node(s, g_.nodes[k])) {
@@ -319,6 +342,7 @@ class XnnpackInstance final : public BackendInstance {
   std::vector<int32_t> ext_;
   std::vector<int32_t> origin_;  // serialized node index of each (widened) node
   uint32_t max_ext_ = 0;
+  int threads_ = 1;  // the method's threads (BackendInit::num_threads)
   struct SlotRef {
     int32_t value;
     size_t off, bytes, row_bytes;

@@ -14,6 +14,7 @@
 // exec_resize.cpp (bilinear resize), exec_half.cpp (fp16 / bf16 graphs on the fp32 kernels).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "interpreter/xnnpack/graph.h"
@@ -36,9 +37,22 @@ struct RtValue {
 // Per-node data prepared at load.
 struct Prepared {
   std::vector<float> w;        // packed fp32 weights (conv: OIHW)
-  std::vector<int32_t> wsum;   // quantized FC: per output channel sums of the weights (qd8 zero-point correction)
-  std::vector<int8_t> wq;      // quantized FC: unpacked int8 weights [N, K] (4-bit unpacked, minus the zero point)
-  std::vector<float> ksum;     // blockwise FC: XNNPACK's packed zero-point term per output (qb4w_ksum)
+  // quantized FC. Static int8: wq = the filter as int8 [N, K], w = per-channel scales.
+  // qd8 (qgemm_qd8.h): wdata = the filter rows (in the file, or wq for a transposed int8
+  // filter), w / wsum = per-block scales / weight sums [blocks, N] (blockwise 4-bit:
+  // scale_bf16 / wsum16 instead).
+  std::vector<int32_t> wsum;
+  std::vector<int16_t> wsum16;
+  std::vector<float> ksum;           // blockwise 4-bit: XNNPACK's zero-point term per column (qd8_ksum_u4)
+  std::unique_ptr<uint8_t[]> wpack;  // 4-bit: the filter repacked for the SIMD kernels (qd8_pack_u4)
+  bool wpack_bf16 = false;           // its scales are bf16
+  bool last_row_only = false;        // FC: the method reads only the output's last row (BackendInit)
+  int64_t meta_stride = 0;     // row stride of the [blocks, S] arrays
+  std::vector<uint16_t> scale_bf16;
+  std::vector<int8_t> wq;
+  const uint8_t* wdata = nullptr;
+  int64_t w_row_bytes = 0;
+  bool w4 = false;
 };
 
 struct State {
@@ -47,6 +61,12 @@ struct State {
   const std::vector<Prepared>* prep = nullptr;
   KernelContext* ctx = nullptr;
   size_t node_index = 0;
+  // The method has threads: the qd8 GEMM splits over the caller and the helper thread
+  // (helper_thread.h), also while the method's adaptive mode keeps the pool idle on a busy
+  // machine (ctx->threadpool null): the helper never makes the caller wait for a thread
+  // that has not been scheduled, which is what the adaptive mode avoids. At load 6 on 2
+  // cores: prefill 64 tokens 207 vs 311 ms, decode 22.7 vs 30.7 ms (medians of 4).
+  bool helper_thread = false;
 
   RtValue& v(int32_t i) { return (*rt)[static_cast<size_t>(i)]; }
   const Value& meta(int32_t i) const { return g->values[static_cast<size_t>(i)]; }
@@ -79,6 +99,10 @@ bool run_pad(State& s, const Node& n);
 bool run_copy(State& s, const Node& n);
 bool run_convert(State& s, const Node& n);
 bool run_fully_connected_quantized(State& s, const Node& n);
+Status prepare_conv(const Graph& g, const Node& n, Prepared* p);
+Status prepare_fully_connected(const Graph& g, const Node& n, Prepared* p);
+Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared* p);
+
 bool run_resize_bilinear(State& s, const Node& n);
 bool run_convert_half(State& s, const Node& n);
 // fp16 / bf16 <-> fp32 (and fp16 <-> bf16) Convert nodes (exec_half.cpp; run_convert does the quantized ones).
@@ -88,56 +112,7 @@ bool is_half_convert(const Graph& g, const Node& n);
 // an inserted Convert), half results written to an fp32 temporary and converted back.
 // origin (optional): for every node of the new list, the index of the node it came from.
 Status widen_half(Graph* g, std::vector<int32_t>* origin);
-Status prepare_conv(const Graph& g, const Node& n, Prepared* p);
-Status prepare_fully_connected(const Graph& g, const Node& n, Prepared* p);
-Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared* p);
-
 // Applies the node's fused output range to `count` floats (no-op for +-inf).
 void clamp_output(const Node& n, float* y, int64_t count);
-
-// qd8 x int8-weight GEMM kernels (exec_quant.cpp): y[m, n] for rows of int8
-// activations xq [M, K] with per-row scale / zero point, weights wq [N, K] (int8,
-// zero point removed), per-channel (or per-block) scales; fp32 out.
-struct QGemm {
-  int64_t M = 0, N = 0, K = 0;
-  const int8_t* x = nullptr;       // [M, K]
-  const float* x_scale = nullptr;  // [M] dequantization scale of each row (XNNPACK's 1 / multiplier)
-  const int32_t* x_zp = nullptr;   // [M]
-  const int8_t* w = nullptr;       // [N, K]
-  const int32_t* wsum = nullptr;   // [N * blocks] sums of w over each block
-  const float* w_scale = nullptr;  // [N * blocks]
-  const float* ksum = nullptr;     // [N] blockwise only: XNNPACK's packed zero-point term (qb4w_ksum)
-  int64_t block = 0;               // K / blocks (== K for per-channel)
-  const float* bias = nullptr;     // [N] or null
-  float* y = nullptr;              // [M, N]
-};
-
-// The float arithmetic of XNNPACK's qd8 x qb4w / qc8w / qc4w GEMMs, which the
-// official runtime runs: every SIMD kernel here ends in these, so all of them give
-// the same bits as the scalar reference (and as XNNPACK on the same inputs).
-//
-// Blockwise (qb4w): XNNPACK works on unsigned activations xu = x + 128 (zero point
-// zp + 128) and, per output, starts from ksum * (zp + 128), then adds each block's
-// integer dot product times the block scale with one fused multiply-add, in block
-// order; then multiplies by the row's dequantization scale and adds the bias.
-// `dot` is the signed block dot sum(x * w); sum(xu * w) = dot + 128 * wsum.
-inline float qb4w_start(float ksum, int32_t zp) { return ksum * static_cast<float>(zp + 128); }
-inline float qb4w_block(float acc, int32_t dot, int32_t wsum, float scale) {
-  return __builtin_fmaf(static_cast<float>(dot + 128 * wsum), scale, acc);
-}
-inline float qb4w_finish(float acc, float x_scale, float bias) { return acc * x_scale + bias; }
-// Per channel (qc8w / qc4w): the integer sum(x * w) - zp * sum(w), converted once,
-// times the row scale, then one fused multiply-add with the channel scale and bias.
-inline float qc_finish(int32_t acc, float x_scale, float w_scale, float bias) {
-  return __builtin_fmaf(static_cast<float>(acc) * x_scale, w_scale, bias);
-}
-// XNNPACK's packed zero-point term of one output channel of a blockwise filter:
-// starting from 0, minus (sum of each 16 consecutive weights) x its block's scale,
-// in K order (the packing of its AVX-512 VNNI / AVX2 kernels, kr = 8, two planes).
-float qb4w_ksum(const int8_t* w, int64_t K, int64_t block, const float* block_scales);
-
-void qgemm_qd8_scalar(const QGemm& q, int64_t n0, int64_t n1);
-void qgemm_qd8_avx2(const QGemm& q, int64_t n0, int64_t n1);
-void qgemm_qd8(pthreadpool* pool, const QGemm& q, bool force_scalar = false);
 
 }  // namespace pte::xnn

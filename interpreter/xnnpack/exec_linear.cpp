@@ -38,25 +38,28 @@ bool run_fully_connected(State& s, const Node& n) {
   if (bias && s.v(n.in[2]).shape.numel() != N)
     return s.ctx->fail("XNNFullyConnected: bias has %lld elements, expected %lld", (long long)s.v(n.in[2]).shape.numel(), (long long)N);
   if (M == 0 || N == 0) return true;
+  // MethodOptions::last_row_of_output_only (BackendInit): only the last row is read
+  const int64_t r0 = s.p().last_row_only ? M - 1 : 0, rows = M - r0;
+  y += r0 * N;
   if (bias)
-    for (int64_t m = 0; m < M; ++m) std::copy(bias, bias + N, y + m * N);
+    for (int64_t m = 0; m < rows; ++m) std::copy(bias, bias + N, y + m * N);
   linalg::GemmF32 g;
-  g.M = M, g.N = N, g.K = K;
-  g.a = s.ptr<float>(n.in[0]), g.a_rs = K, g.a_cs = 1, g.a_bs = M * K;
+  g.M = rows, g.N = N, g.K = K;
+  g.a = s.ptr<float>(n.in[0]) + r0 * K, g.a_rs = K, g.a_cs = 1, g.a_bs = rows * K;
   g.b = s.ptr<float>(n.in[1]);
   if (tw)
     g.b_rs = N, g.b_cs = 1;
   else
     g.b_rs = 1, g.b_cs = K;
   g.b_bs = K * N;
-  g.c = y, g.c_rs = N, g.c_cs = 1, g.c_bs = M * N;
+  g.c = y, g.c_rs = N, g.c_cs = 1, g.c_bs = rows * N;
   g.accumulate = bias != nullptr;
   if (K == 0) {
-    if (!bias) std::fill(y, y + M * N, 0.0f);
+    if (!bias) std::fill(y, y + rows * N, 0.0f);
   } else {
     linalg::gemm_f32(s.ctx->threadpool, g);
   }
-  clamp_output(n, y, M * N);
+  clamp_output(n, y, rows * N);
   return true;
 }
 

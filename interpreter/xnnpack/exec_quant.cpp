@@ -5,17 +5,22 @@
 //   FullyConnected qint8 x qint8/qcint8 (+ qint32 bias) -> qint8      (static int8)
 //                  qdint8 x qcint8 / qcint4 / qbint4 (+ fp32 bias) -> fp32   (8da8w / 8da4w)
 //
-// Weights are unpacked once at load to int8 [N, K] without their zero point, with
-// per-block sums for the activation zero-point correction.
-#include <immintrin.h>
-#include <pthreadpool.h>
+// qd8 (qgemm_qd8.h): 4-bit filters (K, block multiples of 8) are repacked once at load into
+// one stream with their scales (qd8_pack_u4, the file's bytes in another order); other
+// 4-bit and int8 filters are read in place (a transposed int8 filter is copied once to
+// [N, K]) with per-block scales and weight sums [blocks, N]. Static int8 filters are
+// unpacked to int8 [N, K]. The float epilogue of every qd8 kernel: qd8_block_step /
+// qd8_output (qgemm_qd8.h); the qd8 quantization parameters: quantize_qd8.cpp.
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
+#include <new>
 
 #include "interpreter/xnnpack/exec.h"
-#include "ops/linalg/gemm.h"
+#include "interpreter/xnnpack/qgemm_qd8.h"
+#include "interpreter/xnnpack/quantize_qd8.h"
 
 namespace pte::xnn {
 
@@ -40,23 +45,6 @@ void store_q(DT t, uint8_t* p, int64_t i, int32_t v) {
     p[i] = static_cast<uint8_t>(v);
   else
     reinterpret_cast<int8_t*>(p)[i] = static_cast<int8_t>(v);
-}
-
-// XNNPACK's dynamic (qd8) asymmetric parameters for one row: the quantization
-// multiplier q = 255 / (max - min) over the row and 0, the zero point from whichever
-// end rounds better, nudged to an integer. Values are quantized as round(x * q) + zp
-// and dequantized with 1 / q (what XNNPACK stores), never with (max - min) / 255.
-void qd8_params(const float* x, int64_t k, float* mult, float* dq_scale, int32_t* zp) {
-  float mn = 0.0f, mx = 0.0f;
-  for (int64_t i = 0; i < k; ++i) mn = std::min(mn, x[i]), mx = std::max(mx, x[i]);
-  const float qmn = -128.0f, qmx = 127.0f;
-  const float q = mn == mx ? 1.0f : (qmx - qmn) / (mx - mn);
-  const float dmin = mn * q, dmax = mx * q;
-  float z = (qmn + dmin) + (qmx + dmax) > 0 ? qmn - dmin : qmx - dmax;
-  z = std::min(std::max(z, qmn), qmx);
-  *mult = q;
-  *dq_scale = 1.0f / q;
-  *zp = static_cast<int32_t>(std::lrintf(z));
 }
 
 }  // namespace
@@ -89,18 +77,7 @@ bool run_convert(State& s, const Node& n) {
     RtValue& o = s.v(n.out);
     const int64_t rows = o.rows(), k = rows ? c / rows : 0;
     if (rows > o.row_capacity) return s.ctx->fail("XNNConvert: %lld rows exceed the planned %lld", (long long)rows, (long long)o.row_capacity);
-    const float* x = s.ptr<float>(n.in[0]);
-    int8_t* y = reinterpret_cast<int8_t*>(o.data);
-    for (int64_t r = 0; r < rows; ++r) {
-      float mult, dq;
-      int32_t zp;
-      qd8_params(x + r * k, k, &mult, &dq, &zp);
-      o.row_scale[r] = dq, o.row_zp[r] = zp;
-      for (int64_t i = 0; i < k; ++i) {
-        float q = std::nearbyint(x[r * k + i] * mult) + static_cast<float>(zp);
-        y[r * k + i] = static_cast<int8_t>(std::min(std::max(q, -128.0f), 127.0f));
-      }
-    }
+    quantize_qd8_rows(s.ptr<float>(n.in[0]), rows, k, reinterpret_cast<int8_t*>(o.data), o.row_scale, o.row_zp);
     return true;
   }
   return s.ctx->fail("XNNConvert from %s to %s is not supported", dt_name(vi.dtype), dt_name(vo.dtype));
@@ -147,144 +124,95 @@ Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared
     if (stat && b->dtype != DT::QInt32 && b->dtype != DT::QCInt32) return fail("bias must be int32");
   }
   if (!p) return Status::ok();  // checks only
-  // unpack to int8 [N, K]
+  const bool w4 = w.dtype == DT::QCInt4 || w.dtype == DT::QBInt4;
+  const int64_t nb = block ? K / block : 0;
+  if (dyn) {
+    // qd8: the filter stays where the file has it (4-bit rows or int8 [N, K]); only a
+    // transposed int8 filter is copied to [N, K]. Scales and block sums go [blocks, N].
+    p->w4 = w4;
+    p->w_row_bytes = w4 ? (K + 1) / 2 : K;
+    if (!w4 && tw) {
+      p->wq.resize(static_cast<size_t>(N * K));
+      const int8_t* d = reinterpret_cast<const int8_t*>(w.data);
+      for (int64_t o = 0; o < N; ++o)
+        for (int64_t k = 0; k < K; ++k) p->wq[static_cast<size_t>(o * K + k)] = d[k * N + o];
+      p->wdata = reinterpret_cast<const uint8_t*>(p->wq.data());
+    } else {
+      p->wdata = w.data;
+    }
+    // blockwise 4-bit: bf16 scales (exact: the file stores bf16) and int16 sums (|sum| <= 8 block)
+    bool compact = w.dtype == DT::QBInt4 && block <= 4096;
+    for (size_t i = 0; compact && i < scales.size(); ++i) {
+      uint32_t u;
+      std::memcpy(&u, &scales[i], 4);
+      compact = (u & 0xFFFFu) == 0;
+    }
+    if (w.dtype == DT::QBInt4) {
+      p->ksum.resize(static_cast<size_t>(N));
+      for (int64_t o = 0; o < N; ++o)
+        p->ksum[static_cast<size_t>(o)] = qd8_ksum_u4(w.data + o * p->w_row_bytes, K, block, scales.data() + o * nb);
+    }
+    // 4-bit: repacked for the SIMD kernels (qd8_pack_u4: the file's bytes in another order,
+    // with the block scales)
+    const bool pack = w4 && K % 8 == 0 && block % 8 == 0;
+    p->meta_stride = pack ? (N + 15) / 16 * 16 : N;
+    if (pack) {  // the stream holds the scales; the block sums are computed by every kernel
+      p->wpack.reset(new (std::nothrow) uint8_t[qd8_packed_u4_bytes(N, K, block, compact)]);
+      if (!p->wpack) return fail("cannot allocate the packed filter");
+      p->wpack_bf16 = compact;
+      qd8_pack_u4(w.data, scales.data(), compact, N, K, block, p->meta_stride, p->wpack.get(), nullptr, nullptr);
+      return Status::ok();
+    }
+    const size_t cells = static_cast<size_t>(p->meta_stride * nb);
+    if (compact)
+      p->wsum16.assign(cells, 0), p->scale_bf16.assign(cells, 0);
+    else
+      p->wsum.assign(cells, 0), p->w.assign(cells, 0.0f);
+    for (int64_t o = 0; o < N; ++o) {
+      const uint8_t* row = p->wdata + o * p->w_row_bytes;
+      for (int64_t b = 0; b < nb; ++b) {
+        const size_t at = static_cast<size_t>(b * p->meta_stride + o);
+        const float sc = scales[static_cast<size_t>(o * nb + b)];
+        if (compact) {
+          uint32_t u;
+          std::memcpy(&u, &sc, 4);
+          p->scale_bf16[at] = static_cast<uint16_t>(u >> 16);
+        } else {
+          p->w[at] = sc;
+        }
+        int32_t sum = 0;
+        if (w4) {
+          for (int64_t k = b * block; k < (b + 1) * block; ++k)
+            sum += static_cast<int32_t>((k & 1) ? (row[k >> 1] >> 4) : (row[k >> 1] & 15));
+          sum -= static_cast<int32_t>(8 * block);
+        } else {
+          for (int64_t k = b * block; k < (b + 1) * block; ++k) sum += static_cast<int8_t>(row[k]);
+        }
+        if (compact)
+          p->wsum16[at] = static_cast<int16_t>(sum);
+        else
+          p->wsum[at] = sum;
+      }
+    }
+    return Status::ok();
+  }
+  // static int8: unpack to int8 [N, K]
   p->wq.resize(static_cast<size_t>(N * K));
   const uint8_t* d = w.data;
   const int64_t row_bytes = (K + 1) / 2;
   for (int64_t o = 0; o < N; ++o)
     for (int64_t k = 0; k < K; ++k) {
       int v;
-      if (w.dtype == DT::QCInt4 || w.dtype == DT::QBInt4) {
-        uint8_t byte = d[o * row_bytes + k / 2];
+      if (w4) {
+        const uint8_t byte = d[o * row_bytes + k / 2];
         v = static_cast<int>((k & 1) ? (byte >> 4) : (byte & 15)) - 8;
       } else {
         v = reinterpret_cast<const int8_t*>(d)[tw ? k * N + o : o * K + k];
       }
       p->wq[static_cast<size_t>(o * K + k)] = static_cast<int8_t>(v);
     }
-  const int64_t nb = block ? K / block : 0;
-  p->wsum.assign(static_cast<size_t>(N * nb), 0);
-  for (int64_t o = 0; o < N; ++o)
-    for (int64_t k = 0; k < K; ++k) p->wsum[static_cast<size_t>(o * nb + k / block)] += p->wq[static_cast<size_t>(o * K + k)];
-  if (w.dtype == DT::QBInt4) {
-    p->ksum.resize(static_cast<size_t>(N));
-    for (int64_t o = 0; o < N; ++o)
-      p->ksum[static_cast<size_t>(o)] = qb4w_ksum(p->wq.data() + o * K, K, block, scales.data() + o * nb);
-  }
   p->w = std::move(scales);
   return Status::ok();
-}
-
-float qb4w_ksum(const int8_t* w, int64_t K, int64_t block, const float* block_scales) {
-  // chunks of 16 (never across a block boundary; XNNPACK's blocks are multiples of 32)
-  float acc = 0.0f;
-  for (int64_t k0 = 0; k0 < K;) {
-    const int64_t end = std::min({k0 + 16, (k0 / block + 1) * block, K});
-    int32_t s = 0;
-    for (int64_t k = k0; k < end; ++k) s += w[k];
-    acc = acc - static_cast<float>(s) * block_scales[k0 / block];
-    k0 = end;
-  }
-  return acc;
-}
-
-// ---- qd8 GEMM kernels ----
-
-void qgemm_qd8_scalar(const QGemm& q, int64_t n0, int64_t n1) {
-  const int64_t nb = q.block ? q.K / q.block : 0;
-  for (int64_t m = 0; m < q.M; ++m) {
-    const int8_t* x = q.x + m * q.K;
-    const float xs = q.x_scale[m];
-    const int32_t xz = q.x_zp[m];
-    for (int64_t n = n0; n < n1; ++n) {
-      const int8_t* w = q.w + n * q.K;
-      const float bias = q.bias ? q.bias[n] : 0.0f;
-      if (q.ksum) {
-        float acc = qb4w_start(q.ksum[n], xz);
-        for (int64_t b = 0; b < nb; ++b) {
-          int32_t dot = 0;
-          for (int64_t k = b * q.block; k < (b + 1) * q.block; ++k) dot += static_cast<int32_t>(x[k]) * static_cast<int32_t>(w[k]);
-          acc = qb4w_block(acc, dot, q.wsum[n * nb + b], q.w_scale[n * nb + b]);
-        }
-        q.y[m * q.N + n] = qb4w_finish(acc, xs, bias);
-      } else {
-        int32_t dot = 0;
-        for (int64_t k = 0; k < q.K; ++k) dot += static_cast<int32_t>(x[k]) * static_cast<int32_t>(w[k]);
-        q.y[m * q.N + n] = qc_finish(dot - xz * q.wsum[n], xs, q.w_scale[n], bias);
-      }
-    }
-  }
-}
-
-namespace {
-
-__attribute__((target("avx2,fma"))) inline int32_t dot_i8_avx2(const int8_t* a, const int8_t* b, int64_t k) {
-  __m256i acc = _mm256_setzero_si256();
-  int64_t i = 0;
-  for (; i + 16 <= k; i += 16) {
-    __m256i va = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i)));
-    __m256i vb = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i)));
-    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(va, vb));
-  }
-  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
-  int32_t r = _mm_cvtsi128_si32(s);
-  for (; i < k; ++i) r += static_cast<int32_t>(a[i]) * static_cast<int32_t>(b[i]);
-  return r;
-}
-
-}  // namespace
-
-// Per (row, column): int8 products summed per block in int32 lanes (madd), the
-// block's lanes summed (integers: exact), then the shared epilogue per block.
-__attribute__((target("avx2,fma"))) void qgemm_qd8_avx2(const QGemm& q, int64_t n0, int64_t n1) {
-  const int64_t nb = q.block ? q.K / q.block : 0;
-  for (int64_t m = 0; m < q.M; ++m) {
-    const int8_t* x = q.x + m * q.K;
-    const float xs = q.x_scale[m];
-    const int32_t xz = q.x_zp[m];
-    for (int64_t n = n0; n < n1; ++n) {
-      const int8_t* w = q.w + n * q.K;
-      const float bias = q.bias ? q.bias[n] : 0.0f;
-      if (q.ksum) {
-        const float* sc = q.w_scale + n * nb;
-        const int32_t* ws = q.wsum + n * nb;
-        float acc = qb4w_start(q.ksum[n], xz);
-        for (int64_t b = 0; b < nb; ++b)
-          acc = qb4w_block(acc, dot_i8_avx2(x + b * q.block, w + b * q.block, q.block), ws[b], sc[b]);
-        q.y[m * q.N + n] = qb4w_finish(acc, xs, bias);
-      } else {
-        q.y[m * q.N + n] = qc_finish(dot_i8_avx2(x, w, q.K) - xz * q.wsum[n], xs, q.w_scale[n], bias);
-      }
-    }
-  }
-}
-
-namespace {
-struct QTask {
-  const QGemm* q;
-  bool avx2;
-  int64_t tile;
-};
-void qtask(void* ctx, size_t i) {
-  const QTask* t = static_cast<const QTask*>(ctx);
-  int64_t n0 = static_cast<int64_t>(i) * t->tile, n1 = std::min(t->q->N, n0 + t->tile);
-  if (t->avx2)
-    qgemm_qd8_avx2(*t->q, n0, n1);
-  else
-    qgemm_qd8_scalar(*t->q, n0, n1);
-}
-}  // namespace
-
-void qgemm_qd8(pthreadpool* pool, const QGemm& q, bool force_scalar) {
-  QTask t{&q, !force_scalar && linalg::cpu_has_avx2_fma(), 16};
-  const size_t tiles = static_cast<size_t>((q.N + t.tile - 1) / t.tile);
-  if (!pool || tiles <= 1) {
-    for (size_t i = 0; i < tiles; ++i) qtask(&t, i);
-    return;
-  }
-  pthreadpool_parallelize_1d(pool, qtask, &t, tiles, 0);
 }
 
 bool run_fully_connected_quantized(State& s, const Node& n) {
@@ -307,15 +235,25 @@ bool run_fully_connected_quantized(State& s, const Node& n) {
     QGemm q;
     q.M = M, q.N = N, q.K = K;
     q.x = reinterpret_cast<const int8_t*>(x.data), q.x_scale = x.row_scale, q.x_zp = x.row_zp;
-    q.w = p.wq.data(), q.wsum = p.wsum.data(), q.w_scale = p.w.data();
-    q.ksum = vw.dtype == DT::QBInt4 ? p.ksum.data() : nullptr;
+    q.wkind = p.w4 ? QWeights::U4 : QWeights::I8;
+    q.w = p.wdata, q.w_row_bytes = p.w_row_bytes, q.meta_stride = p.meta_stride;
+    q.wp = p.wpack.get(), q.wp_bf16 = p.wpack_bf16;
+    if (!p.wsum16.empty())
+      q.wsum16 = p.wsum16.data(), q.w_scale_bf16 = p.scale_bf16.data();
+    else if (!p.w.empty())
+      q.wsum = p.wsum.data(), q.w_scale = p.w.data();  // (packed 4-bit: none, see qgemm_qd8.h)
     q.block = vw.dtype == DT::QBInt4 ? vw.block_size : K;
+    q.ksum = vw.dtype == DT::QBInt4 ? p.ksum.data() : nullptr;
     q.bias = n.in[2] >= 0 ? s.ptr<float>(n.in[2]) : nullptr;
     q.y = s.ptr<float>(n.out);
-    if (M > 0 && N > 0 && K > 0) qgemm_qd8(s.ctx->threadpool, q);
+    if (p.last_row_only && M > 1) {  // the other rows are never read (MethodOptions::last_row_of_output_only)
+      q.x += (M - 1) * K, q.x_scale += M - 1, q.x_zp += M - 1, q.y += (M - 1) * N;
+      q.M = 1;
+    }
+    if (M > 0 && N > 0 && K > 0) qgemm_qd8(s.ctx->threadpool, q, s.ctx->scratch(qgemm_qd8_scratch_bytes(q)), QIsa::Auto, s.helper_thread);
     if (K == 0)
-      for (int64_t i = 0; i < M * N; ++i) q.y[i] = q.bias ? q.bias[i % N] : 0.0f;
-    clamp_output(n, q.y, M * N);
+      for (int64_t i = 0; i < q.M * N; ++i) q.y[i] = q.bias ? q.bias[i % N] : 0.0f;
+    clamp_output(n, q.y, q.M * N);
     return true;
   }
   // static int8: acc = bias + sum (x - zx) w;  y = clamp(round(acc * sx*sw/sy) + zy)

@@ -53,6 +53,7 @@ struct Parser {
   Bytes constant_region;
   std::vector<int32_t> remap;  // serialized id -> value index
   std::vector<Node> implicit;  // converts for legacy dq_datatype inputs, run first
+  bool keep_scales = true;     // false (the info listing): quantization scales checked, not copied
 
   Status fail(const std::string& m) { return Status::error("XNNPACK blob: " + m); }
 
@@ -179,12 +180,14 @@ struct Parser {
           const uint8_t* d;
           size_t sz;
           PTE_TRY(constant(p->scale_buffer_idx(), nch * 4, what + " scales", &d, &sz));
-          v->scales.resize(nch);
-          std::memcpy(v->scales.data(), d, nch * 4);
+          if (keep_scales) {
+            v->scales.resize(nch);
+            std::memcpy(v->scales.data(), d, nch * 4);
+          }
         } else {
           if (!p->scale() || p->scale()->size() != nch)
             return fail(what + " has " + num(p->scale() ? p->scale()->size() : 0) + " scales for " + num(nch) + " channels");
-          v->scales.assign(p->scale()->begin(), p->scale()->end());
+          if (keep_scales) v->scales.assign(p->scale()->begin(), p->scale()->end());
         }
         v->zero_point = v->dtype == DT::QCInt4 ? 8 : 0;
         return Status::ok();
@@ -208,21 +211,23 @@ struct Parser {
         if (v->block_size <= 0 || v->dims.d[1] % v->block_size != 0)
           return fail(what + ": group size " + std::to_string(v->block_size) + " does not divide " + num(v->dims.d[1]));
         size_t ns = static_cast<size_t>(v->dims.d[0] * (v->dims.d[1] / v->block_size));
-        v->scales.resize(ns);
         if (p->scale_buffer_idx() != 0) {
           const uint8_t* d;
           size_t sz;
           PTE_TRY(constant(p->scale_buffer_idx(), ns * 2, what + " scales", &d, &sz));
-          for (size_t i = 0; i < ns; ++i) {
+          if (keep_scales) v->scales.resize(ns);
+          for (size_t i = 0; keep_scales && i < ns; ++i) {
             uint16_t h;
             std::memcpy(&h, d + 2 * i, 2);
             v->scales[i] = bf16_to_f32(h);
           }
         } else if (p->scale_bf16() && p->scale_bf16()->size() == ns) {
-          for (size_t i = 0; i < ns; ++i) v->scales[i] = bf16_to_f32(p->scale_bf16()->Get(static_cast<uint32_t>(i)));
+          if (keep_scales) v->scales.resize(ns);
+          for (size_t i = 0; keep_scales && i < ns; ++i) v->scales[i] = bf16_to_f32(p->scale_bf16()->Get(static_cast<uint32_t>(i)));
         } else if (p->scale() && p->scale()->size() == ns) {
           // old files: fp32 scales, converted the way the official runtime does (x 1.00389105, truncated to bf16)
-          for (size_t i = 0; i < ns; ++i) {
+          if (keep_scales) v->scales.resize(ns);
+          for (size_t i = 0; keep_scales && i < ns; ++i) {
             float f = p->scale()->Get(static_cast<uint32_t>(i)) * 1.00389105f;
             uint32_t u;
             std::memcpy(&u, &f, 4);
@@ -554,6 +559,7 @@ size_t value_bytes(DT t, const Shape& s) {
 
 Status parse_graph(Bytes blob, const LoadedProgram* program, Graph* out, bool allow_unsupported) {
   Parser p{blob, program, out, nullptr, {}, {}, {}};
+  p.keep_scales = !allow_unsupported;  // the info listing checks, it does not run
   PTE_TRY(p.header());
   out->version = p.root->version() ? p.root->version()->str() : std::string();
   PTE_TRY(p.values());

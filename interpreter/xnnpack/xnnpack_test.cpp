@@ -101,10 +101,11 @@ struct HostT {
   }
 };
 
-Status make(const std::vector<uint8_t>& blob, std::unique_ptr<BackendInstance>* out) {
+Status make(const std::vector<uint8_t>& blob, std::unique_ptr<BackendInstance>* out, int last_row_only_output = -1) {
   BackendInit init;
   init.id = "XnnpackBackend";
   init.blob = {blob.data(), blob.size()};
+  init.last_row_only_output = last_row_only_output;
   return xnn::create_xnnpack_backend(init, out);
 }
 
@@ -311,43 +312,6 @@ TEST_CASE("xnnpack: malformed blobs and unsupported nodes are one clear error") 
   }
 }
 
-TEST_CASE("xnnpack: qd8 GEMM, AVX2 against the scalar reference (per channel and blockwise)") {
-  std::mt19937 rng(7);
-  std::uniform_int_distribution<int> q8(-128, 127), q4(-8, 7);
-  for (int64_t block : {int64_t(0), int64_t(32), int64_t(24)}) {
-    const int64_t M = 3, N = 37, K = 96;
-    std::vector<int8_t> x(M * K), w(N * K);
-    for (auto& v : x) v = static_cast<int8_t>(q8(rng));
-    for (auto& v : w) v = static_cast<int8_t>(block ? q4(rng) : q8(rng));
-    const int64_t bs = block ? block : K, nb = K / bs;
-    std::vector<float> xs{0.01f, 0.02f, 0.5f}, ws(N * nb), bias(N), y0(M * N), y1(M * N);
-    std::vector<int32_t> xz{-3, 0, 17}, wsum(N * nb, 0);
-    for (int64_t i = 0; i < N * nb; ++i) ws[i] = 0.001f * static_cast<float>(i % 13 + 1);
-    for (int64_t i = 0; i < N; ++i) bias[i] = 0.1f * static_cast<float>(i);
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t k = 0; k < K; ++k) wsum[n * nb + k / bs] += w[n * K + k];
-    std::vector<float> ksum(N);
-    for (int64_t n = 0; n < N; ++n) ksum[n] = xnn::qb4w_ksum(w.data() + n * K, K, bs, ws.data() + n * nb);
-    xnn::QGemm q;
-    q.M = M, q.N = N, q.K = K, q.x = x.data(), q.x_scale = xs.data(), q.x_zp = xz.data(), q.w = w.data();
-    q.wsum = wsum.data(), q.w_scale = ws.data(), q.block = bs, q.bias = bias.data();
-    q.ksum = block ? ksum.data() : nullptr;
-    q.y = y0.data();
-    xnn::qgemm_qd8_scalar(q, 0, N);
-    // the reference against plain dequantized arithmetic
-    for (int64_t m = 0; m < M; ++m)
-      for (int64_t n = 0; n < N; ++n) {
-        double acc = bias[n];
-        for (int64_t k = 0; k < K; ++k)
-          acc += (static_cast<double>(x[m * K + k]) - xz[m]) * xs[m] * static_cast<double>(w[n * K + k]) * ws[n * nb + k / bs];
-        CHECK(y0[m * N + n] == doctest::Approx(acc).epsilon(1e-4));
-      }
-    q.y = y1.data();
-    xnn::qgemm_qd8(nullptr, q);
-    for (int64_t i = 0; i < M * N; ++i) CHECK(y1[i] == y0[i]);  // same integer sums, same float epilogue
-  }
-}
-
 TEST_CASE("xnnpack: depthwise convolution, average pooling (padding excluded) and global average pooling") {
   // x [1, 3, 3, 2], depthwise 3x3 pad 1 with channel multiplier 2 -> 4 channels
   Builder b;
@@ -490,6 +454,48 @@ TEST_CASE("xnnpack: qd8 x qc8w fully connected, explicit convert and the legacy 
       CHECK(out[0][m * N + n] == out[1][m * N + n]);
       CHECK(std::fabs(out[0][m * N + n] - ref) <= 0.01 * mag);  // int8 activation rounding
     }
+  // BackendInit::last_row_only_output: the FC writing that output computes only its last row
+  {
+    auto blob = build(false);
+    std::unique_ptr<BackendInstance> inst;
+    Status s = make(blob, &inst, 1);
+    REQUIRE_MESSAGE(s, s.message());
+    HostT a({M, K}, xv), o({M, N}, std::vector<float>(M * N, -7.0f), M * N);
+    EValue* args[] = {&a.ev, &o.ev};
+    KernelContext ctx;
+    REQUIRE_MESSAGE(inst->execute(ctx, args, 2), ctx.message());
+    for (uint32_t n = 0; n < N; ++n) {
+      CHECK(o.data[n] == -7.0f);  // row 0 untouched
+      CHECK(o.data[(M - 1) * N + n] == out[0][(M - 1) * N + n]);
+    }
+  }
+  {  // fp32 FC, and an output index that is not the FC's: everything computed
+    Builder b;
+    std::vector<float> wv(N * K);
+    for (uint32_t i = 0; i < N * K; ++i) wv[i] = 0.01f * static_cast<float>(static_cast<int>(i % 17) - 8);
+    uint32_t x = b.fvalue({M, K}, 0, 1), w = b.fconst({N, K}, wv), y = b.fvalue({M, N}, 1, 2);
+    b.node(fx::XNodeUnion::XNNFullyConnected, fx::CreateXNNFullyConnected(b.fbb, x, w, 0xFFFFFFFFu, y, 0).Union());
+    auto blob = b.blob();
+    for (int which : {1, 5}) {
+      std::unique_ptr<BackendInstance> inst;
+      Status s = make(blob, &inst, which);
+      REQUIRE_MESSAGE(s, s.message());
+      HostT a({M, K}, xv), o({M, N}, std::vector<float>(M * N, -7.0f), M * N);
+      EValue* args[] = {&a.ev, &o.ev};
+      KernelContext ctx;
+      REQUIRE_MESSAGE(inst->execute(ctx, args, 2), ctx.message());
+      for (uint32_t m = 0; m < M; ++m)
+        for (uint32_t n = 0; n < N; ++n) {
+          float ref = 0.0f;
+          for (uint32_t k = 0; k < K; ++k) ref += xv[m * K + k] * wv[n * K + k];
+          CAPTURE(which);
+          if (which == 1 && m + 1 < M)
+            CHECK(o.data[m * N + n] == -7.0f);
+          else
+            CHECK(o.data[m * N + n] == doctest::Approx(ref).epsilon(1e-5));
+        }
+    }
+  }
 }
 
 TEST_CASE("xnnpack: legacy layouts: bare XN00 flatbuffer with constants in constant_buffer") {

@@ -1,0 +1,173 @@
+// qd8 GEMM: ISA choice at run time, activation preparation, threads (see qgemm_qd8.h).
+#include "interpreter/xnnpack/qgemm_qd8.h"
+
+#include <cpuinfo.h>
+#include <pthreadpool.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "interpreter/xnnpack/helper_thread.h"
+#include "ops/linalg/gemm.h"
+
+namespace pte::xnn {
+
+bool cpu_has_avx512_vnni() {
+  static const bool has = cpuinfo_initialize() && cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() &&
+                          cpuinfo_has_x86_avx512vl() && cpuinfo_has_x86_avx512vnni();
+  return has;
+}
+
+bool qd8_simd_supported(const QGemm& q) {
+  if (q.M <= 0 || q.N <= 0 || q.K <= 0 || q.block <= 0 || q.K % q.block != 0) return false;
+  if (q.wkind == QWeights::U4) return q.wp && q.block % 8 == 0;
+  return q.block % 16 == 0 && q.w_row_bytes == q.K && qd8_meta_stride(q) >= q.N && qd8_has_wsum(q) &&
+         (q.w_scale || q.w_scale_bf16);
+}
+
+size_t qd8_packed_u4_bytes(int64_t N, int64_t K, int64_t block, bool bf16) {
+  return static_cast<size_t>((N + 15) / 16 * (K / block) * qd8_u4_block_bytes(block, bf16));
+}
+
+void qd8_pack_u4(const uint8_t* w, const float* scales, bool bf16, int64_t N, int64_t K, int64_t block, int64_t S,
+                 uint8_t* out, int32_t* wsum32, int16_t* wsum16) {
+  if (cpu_has_avx512_vnni()) return qd8_pack_u4_avx512(w, scales, bf16, N, K, block, S, out, wsum32, wsum16);
+  qd8_pack_u4_scalar(w, scales, bf16, N, K, block, S, out, wsum32, wsum16);
+}
+
+void qd8_pack_u4_scalar(const uint8_t* w, const float* scales, bool bf16, int64_t N, int64_t K, int64_t block, int64_t S,
+                        uint8_t* out, int32_t* wsum32, int16_t* wsum16) {
+  const int64_t rb = K / 2, nb = K / block, spb = block / 8;
+  for (int64_t g = 0; g < (N + 15) / 16; ++g)
+    for (int64_t b = 0; b < nb; ++b) {
+      for (int64_t s = b * spb; s < (b + 1) * spb; ++s)
+        for (int64_t c = 0; c < 16; ++c, out += 4) {
+          const int64_t n = g * 16 + c;
+          if (n < N)
+            std::memcpy(out, w + n * rb + s * 4, 4);
+          else
+            std::memset(out, 0x88, 4);  // value 0
+        }
+      for (int64_t c = 0; c < 16; ++c) {
+        const int64_t n = g * 16 + c;
+        const float sc = n < N ? scales[n * nb + b] : 0.0f;
+        uint32_t u;
+        std::memcpy(&u, &sc, 4);
+        if (bf16) {
+          const uint16_t h = static_cast<uint16_t>(u >> 16);
+          std::memcpy(out, &h, 2), out += 2;
+        } else {
+          std::memcpy(out, &u, 4), out += 4;
+        }
+      }
+    }
+  for (int64_t b = 0; b < nb; ++b)
+    for (int64_t n = 0; n < S; ++n) {
+      int32_t sum = 0;
+      if (n < N) {
+        const uint8_t* row = w + n * rb;
+        for (int64_t i = b * block / 2; i < (b + 1) * block / 2; ++i) sum += (row[i] & 15) + (row[i] >> 4);
+        sum -= static_cast<int32_t>(8 * block);
+      }
+      if (wsum32) wsum32[b * S + n] = sum;
+      if (wsum16) wsum16[b * S + n] = static_cast<int16_t>(sum);
+    }
+}
+
+namespace {
+size_t xsum_offset(const QGemm& q) { return (static_cast<size_t>(q.M * q.K) + 63) & ~size_t(63); }
+}  // namespace
+
+const int32_t* qd8_prepared_xcorr(const QGemm& q, const uint8_t* xp) {
+  return reinterpret_cast<const int32_t*>(xp + xsum_offset(q));
+}
+
+void qd8_prepare_x(const QGemm& q, uint8_t* xp) {
+  const uint8_t* x = reinterpret_cast<const uint8_t*>(q.x);
+  const int64_t n = q.M * q.K;
+  if (q.wkind == QWeights::I8) {
+    for (int64_t i = 0; i < n; ++i) xp[i] = x[i] ^ 0x80;
+    return;
+  }
+  for (int64_t c = 0; c < n; c += 8)
+    for (int i = 0; i < 4; ++i) xp[c + i] = x[c + 2 * i], xp[c + 4 + i] = x[c + 2 * i + 1];
+  int32_t* xs = reinterpret_cast<int32_t*>(xp + xsum_offset(q));
+  const int64_t nb = q.K / q.block;
+  for (int64_t m = 0; m < q.M; ++m)
+    for (int64_t b = 0; b < nb; ++b) {
+      int32_t sum = 0;
+      for (int64_t k = b * q.block; k < (b + 1) * q.block; ++k) sum += q.x[m * q.K + k];
+      xs[m * nb + b] = 8 * (sum - qd8_dot_zp(q, m) * static_cast<int32_t>(q.block));
+    }
+}
+
+size_t qgemm_qd8_scratch_bytes(const QGemm& q) {
+  if (q.M <= 0 || q.K <= 0) return 0;
+  const int64_t nb = q.block > 0 ? q.K / q.block : 0;
+  return xsum_offset(q) + static_cast<size_t>(q.M * nb) * 4;
+}
+
+namespace {
+
+struct Task {
+  const QGemm* q;
+  const uint8_t* xp;
+  QIsa isa;
+};
+
+void run_tile(void* ctx, size_t m0, size_t n0, size_t tm, size_t tn) {
+  const Task& t = *static_cast<const Task*>(ctx);
+  const int64_t a = static_cast<int64_t>(m0), b = a + static_cast<int64_t>(tm);
+  const int64_t c = static_cast<int64_t>(n0), d = c + static_cast<int64_t>(tn);
+  switch (t.isa) {
+    case QIsa::Avx512: qgemm_qd8_avx512(*t.q, t.xp, a, b, c, d); break;
+    case QIsa::Avx2: qgemm_qd8_avx2(*t.q, t.xp, a, b, c, d); break;
+    default: qgemm_qd8_scalar(*t.q, a, b, c, d); break;
+  }
+}
+
+}  // namespace
+
+namespace {
+struct Tiles {
+  Task* t;
+  size_t M, N, tm, tn, cols;
+};
+void run_tile_index(void* ctx, size_t i) {
+  const Tiles& g = *static_cast<const Tiles*>(ctx);
+  const size_t m0 = (i / g.cols) * g.tm, n0 = (i % g.cols) * g.tn;
+  run_tile(g.t, m0, n0, std::min(g.tm, g.M - m0), std::min(g.tn, g.N - n0));
+}
+}  // namespace
+
+void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, bool helper) {
+  if (q.M <= 0 || q.N <= 0) return;
+  const bool simd = scratch && qd8_simd_supported(q);
+  if (isa == QIsa::Auto) isa = !simd ? QIsa::Scalar : cpu_has_avx512_vnni() ? QIsa::Avx512 : linalg::cpu_has_avx2_fma() ? QIsa::Avx2 : QIsa::Scalar;
+  if (!simd || (isa == QIsa::Avx512 && !cpu_has_avx512_vnni()) || (isa == QIsa::Avx2 && !linalg::cpu_has_avx2_fma()))
+    isa = QIsa::Scalar;
+  Task t{&q, static_cast<const uint8_t*>(scratch), isa};
+  if (isa != QIsa::Scalar) qd8_prepare_x(q, static_cast<uint8_t*>(scratch));
+  // Threads only for products of at least 2^18 multiply-adds (tens of microseconds: a
+  // parallel region costs a few, more when the worker has to be woken). Tiles: rows in 32s
+  // (the kernels walk rows inside a column group, so a group's weights stay in cache);
+  // columns in multiples of 16 (every kernel's width), about 4 tiles per thread when few rows.
+  const size_t M = static_cast<size_t>(q.M), N = static_cast<size_t>(q.N);
+  const size_t threads = helper ? 2 : pool ? pthreadpool_get_threads_count(pool) : 1;
+  const double work = static_cast<double>(q.M) * static_cast<double>(q.N) * static_cast<double>(q.K);
+  if (threads <= 1 || work < 262144.0) {
+    run_tile(&t, 0, 0, M, N);
+    return;
+  }
+  const size_t tm = 32;
+  size_t tn = 64;
+  if (M <= 8) tn = std::max<size_t>(16, (N / (4 * threads) + 15) / 16 * 16);
+  if (helper) {
+    Tiles g{&t, M, N, tm, tn, (N + tn - 1) / tn};
+    helper_parallel_for(run_tile_index, &g, ((M + tm - 1) / tm) * g.cols);
+    return;
+  }
+  pthreadpool_parallelize_2d_tile_2d(pool, run_tile, &t, M, N, tm, tn, 0);
+}
+
+}  // namespace pte::xnn

@@ -1,0 +1,67 @@
+// qd8 GEMM, the scalar reference (see qgemm_qd8.h). Any shape and block size.
+#pragma GCC optimize("fp-contract=off")
+#include "interpreter/xnnpack/qgemm_qd8.h"
+
+namespace pte::xnn {
+
+namespace {
+struct ScalarOps {
+  using F = float;
+  using I = int32_t;
+  static F add(F a, F b) { return a + b; }
+  static F mul(F a, F b) { return a * b; }
+  static F fma(F a, F b, F c) { return __builtin_fmaf(a, b, c); }
+  static F splat(float v) { return v; }
+  static F to_float(I v) { return static_cast<F>(v); }
+};
+
+inline int32_t weight(const QGemm& q, const uint8_t* row, int64_t k) {
+  if (q.wkind == QWeights::I8) return static_cast<int8_t>(row[k]);
+  const uint8_t b = row[k >> 1];
+  return static_cast<int32_t>((k & 1) ? (b >> 4) : (b & 15)) - 8;
+}
+}  // namespace
+
+void qgemm_qd8_scalar(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  const int64_t nb = q.block ? q.K / q.block : 0;
+  const bool has_wsum = qd8_has_wsum(q);
+  for (int64_t m = m0; m < m1; ++m) {
+    const int8_t* x = q.x + m * q.K;
+    const int32_t xz = qd8_dot_zp(q, m);
+    for (int64_t n = n0; n < n1; ++n) {
+      const uint8_t* w = q.w + n * q.w_row_bytes;
+      const float bias = q.bias ? q.bias[n] : 0.0f;
+      float acc = q.ksum ? qd8_acc_init<ScalarOps>(q.ksum[n], q.x_zp[m]) : 0.0f;
+      for (int64_t b = 0; b < nb; ++b) {
+        int32_t dot = 0, wsum = 0;
+        for (int64_t k = b * q.block; k < (b + 1) * q.block; ++k) {
+          const int32_t wk = weight(q, w, k);
+          dot += static_cast<int32_t>(x[k]) * wk, wsum += wk;
+        }
+        dot -= xz * (has_wsum ? qd8_wsum(q, b, n) : wsum);
+        if (!q.ksum) {  // per channel: one block
+          acc = qd8_output_channel<ScalarOps>(dot, q.x_scale[m], qd8_scale(q, b, n), bias);
+          continue;
+        }
+        acc = qd8_block_step<ScalarOps>(acc, dot, qd8_scale(q, b, n));
+      }
+      q.y[m * q.N + n] = q.ksum ? qd8_output<ScalarOps>(acc, q.x_scale[m], bias) : acc;
+    }
+  }
+}
+
+float qd8_ksum_u4(const uint8_t* row, int64_t K, int64_t block, const float* block_scales) {
+  float acc = 0.0f;
+  for (int64_t k0 = 0; k0 < K;) {
+    int64_t end = k0 + 16;
+    if (end > (k0 / block + 1) * block) end = (k0 / block + 1) * block;
+    if (end > K) end = K;
+    int32_t sum = 0;
+    for (int64_t k = k0; k < end; ++k) sum += static_cast<int32_t>((k & 1) ? (row[k >> 1] >> 4) : (row[k >> 1] & 15)) - 8;
+    acc = acc - static_cast<float>(sum) * block_scales[k0 / block];
+    k0 = end;
+  }
+  return acc;
+}
+
+}  // namespace pte::xnn
