@@ -408,6 +408,19 @@ TEST_CASE("cli run: every portable corpus case prints the README's values with -
   }
 }
 
+// A saved output (.npy) against a recorded reference, within tiny_llama's fixture tolerance.
+void check_saved_output(const fs::path& saved, const std::string& reference) {
+  pte::util::HostTensor got, want;
+  REQUIRE(pte::util::npy_read(saved.string(), &got));
+  REQUIRE(pte::util::npy_read(reference, &want));
+  pte::util::CompareOptions opt;
+  opt.atol = 1e-4;
+  opt.rtol = 1e-3;
+  pte::util::CompareResult c = pte::util::compare_tensors(got, want, opt);
+  INFO(c.message);
+  CHECK(c.ok);
+}
+
 // A planned input's memory is reused by intermediates during execute, so --repeat must set
 // the inputs again before every run: the prefill step of tiny_llama, run twice at the same
 // cache positions, gives the recorded output of step 0 both times.
@@ -418,15 +431,7 @@ TEST_CASE("cli run: --repeat re-sets planned inputs (tiny_llama prefill twice)")
                   "--repeat", "2", "--save-outputs", dir.string()});
   INFO(r.err);
   REQUIRE(r.code == 0);
-  pte::util::HostTensor got, want;
-  REQUIRE(pte::util::npy_read((dir / "output_0.npy").string(), &got));
-  REQUIRE(pte::util::npy_read(d + "expected_et_0_0.npy", &want));
-  pte::util::CompareOptions opt;
-  opt.atol = 1e-4;
-  opt.rtol = 1e-3;
-  pte::util::CompareResult c = pte::util::compare_tensors(got, want, opt);
-  INFO(c.message);
-  CHECK(c.ok);
+  check_saved_output(dir / "output_0.npy", d + "expected_et_0_0.npy");
   fs::remove_all(dir);
 }
 
@@ -442,15 +447,8 @@ TEST_CASE("cli run: --then runs a call sequence (tiny_llama steps 0-2) and --dum
                   "--input", d + "input_2_1.npy", "--save-outputs", dir.string(), "--dump", dump.string()});
   INFO(r.err);
   REQUIRE(r.code == 0);
-  pte::util::HostTensor got, want, one;
-  REQUIRE(pte::util::npy_read((dir / "output_0.npy").string(), &got));
-  REQUIRE(pte::util::npy_read(d + "expected_et_2_0.npy", &want));
-  pte::util::CompareOptions opt;
-  opt.atol = 1e-4;
-  opt.rtol = 1e-3;
-  pte::util::CompareResult c = pte::util::compare_tensors(got, want, opt);
-  INFO(c.message);
-  CHECK(c.ok);
+  check_saved_output(dir / "output_0.npy", d + "expected_et_2_0.npy");
+  pte::util::HostTensor one;
   // the index lists every dumped file; the last listed one is the last instruction's output
   std::string index = slurp(dump / "index.tsv");
   CHECK(has(index, "chain\tinstruction\tkind\tname\targ\tfile\tdtype\tshape"));
