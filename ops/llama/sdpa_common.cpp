@@ -1,9 +1,16 @@
+// GCC 12 flags the _mm256_undefined_pd() inside _mm512_reduce_add_ps (a false positive).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include "ops/llama/sdpa_common.h"
 
+#include <immintrin.h>
 #include <pthreadpool.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
+
+#include "ops/linalg/gemm.h"  // cpu_has_avx512f
 
 namespace pte {
 
@@ -65,15 +72,88 @@ void sdpa_row(void* p, size_t row) {
   for (int64_t d = 0; d < D; ++d) op[d * o.strides[3]] = static_cast<T>(acc[d] * inv);
 }
 
+// f32 with contiguous head vectors, AVX-512F: the same online softmax, but over blocks
+// of kBlock keys: the block's scores (vector dot products), one rescale per block to
+// the block's max, then the weighted sum of the value rows (vector FMAs). Equal to the
+// per-key form up to float rounding.
+constexpr int64_t kBlock = 64;
+
+__attribute__((target("avx512f"))) void sdpa_row_f32_avx512f(void* p, size_t row) {
+  const auto& job = *static_cast<const SdpaJob<float>*>(p);
+  const SdpaArgs& a = *job.a;
+  const int64_t S = job.S, Hq = job.Hq, D = job.D;
+  const int64_t s = static_cast<int64_t>(row) % S;
+  const int64_t h = static_cast<int64_t>(row) / S % Hq;
+  const int64_t b = static_cast<int64_t>(row) / S / Hq;
+  const int64_t hk = h / job.reps;
+  const Tensor &q = *a.q, &k = *a.k, &v = *a.v, &o = *a.out;
+  const float* qp = q.ptr<float>() + b * q.strides[0] + s * q.strides[1] + h * q.strides[2];
+  const float* kb = k.ptr<float>() + b * k.strides[0] + hk * k.strides[2];
+  const float* vb = v.ptr<float>() + b * v.strides[0] + hk * v.strides[2];
+  const int64_t nkeys = a.causal ? std::min(a.start_pos + s + 1, a.kv_len) : a.kv_len;
+  const int64_t nv = (D + 15) / 16;  // vectors per head row; the last one masked
+  const __mmask16 tail = (D % 16) ? __mmask16((1u << (D % 16)) - 1u) : __mmask16(0xffff);
+  alignas(64) float qv[kMaxHeadDim], acc[kMaxHeadDim], sc[kBlock];
+  for (int64_t d = 0; d < D; ++d) {
+    qv[d] = qp[d * q.strides[3]] * a.scale;
+    acc[d] = 0.f;
+  }
+  for (int64_t d = D; d < nv * 16; ++d) qv[d] = acc[d] = 0.f;
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  float m = kNegInf, l = 0.f;
+  const float* mrow = a.mask ? a.mask->ptr<float>() + s * a.mask->strides[0] : nullptr;
+  for (int64_t j0 = 0; j0 < nkeys; j0 += kBlock) {
+    const int64_t nb = std::min(kBlock, nkeys - j0);
+    float bm = kNegInf;
+    for (int64_t jj = 0; jj < nb; ++jj) {
+      const float* kp = kb + (j0 + jj) * k.strides[1];
+      __m512 x = _mm512_setzero_ps();
+      for (int64_t e = 0; e < nv; ++e) {
+        const __mmask16 mk = e + 1 < nv ? __mmask16(0xffff) : tail;
+        x = _mm512_fmadd_ps(_mm512_load_ps(qv + 16 * e), _mm512_maskz_loadu_ps(mk, kp + 16 * e), x);
+      }
+      float t = _mm512_reduce_add_ps(x);
+      if (mrow) t += mrow[(j0 + jj) * a.mask->strides[1]];
+      sc[jj] = t;
+      bm = std::max(bm, t);
+    }
+    if (bm == kNegInf) continue;  // every key of the block masked out
+    if (bm > m) {
+      const float c = std::exp(m - bm);  // rescale what was accumulated under the old max
+      l *= c;
+      const __m512 vc = _mm512_set1_ps(c);
+      for (int64_t e = 0; e < nv; ++e) _mm512_store_ps(acc + 16 * e, _mm512_mul_ps(_mm512_load_ps(acc + 16 * e), vc));
+      m = bm;
+    }
+    for (int64_t jj = 0; jj < nb; ++jj) {
+      if (sc[jj] == kNegInf) continue;
+      const float w = std::exp(sc[jj] - m);
+      l += w;
+      const __m512 vw = _mm512_set1_ps(w);
+      const float* vp = vb + (j0 + jj) * v.strides[1];
+      for (int64_t e = 0; e < nv; ++e) {
+        const __mmask16 mk = e + 1 < nv ? __mmask16(0xffff) : tail;
+        _mm512_store_ps(acc + 16 * e, _mm512_fmadd_ps(vw, _mm512_maskz_loadu_ps(mk, vp + 16 * e), _mm512_load_ps(acc + 16 * e)));
+      }
+    }
+  }
+  float* op = o.ptr<float>() + b * o.strides[0] + s * o.strides[1] + h * o.strides[2];
+  const float inv = l > 0.f ? 1.f / l : 0.f;
+  for (int64_t d = 0; d < D; ++d) op[d * o.strides[3]] = acc[d] * inv;
+}
+
 template <class T>
 void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
   SdpaJob<T> job{&a, a.q->sizes[1], a.q->sizes[2], a.q->sizes[3], a.q->sizes[2] / a.k->sizes[2]};
+  void (*row_fn)(void*, size_t) = sdpa_row<T>;
+  if constexpr (std::is_same_v<T, float>)
+    if (a.k->strides[3] == 1 && a.v->strides[3] == 1 && linalg::cpu_has_avx512f()) row_fn = sdpa_row_f32_avx512f;
   size_t rows = static_cast<size_t>(a.q->sizes[0] * job.Hq * job.S);
   // One decode step (a few heads x the filled positions) is too little work to wake
   // the workers for; prefill chunks are split over rows.
   const int64_t keys = a.causal ? std::min(a.start_pos + job.S, a.kv_len) : a.kv_len;
   const double work = static_cast<double>(rows) * static_cast<double>(keys) * static_cast<double>(job.D);
-  pthreadpool_parallelize_1d(work >= double(1 << 20) ? ctx.threadpool : nullptr, sdpa_row<T>, &job, rows, 0);
+  pthreadpool_parallelize_1d(work >= double(1 << 20) ? ctx.threadpool : nullptr, row_fn, &job, rows, 0);
 }
 
 }  // namespace
