@@ -85,6 +85,62 @@ PTE_TGT void ukernel_avx512f(int mr, int64_t kc, const float* a, int64_t a_rs, i
   }
 }
 
+// In-register transpose of 16 rows of 16 floats: r[i][j] -> r[j][i].
+PTE_TGT inline void transpose16(__m512 r[16]) {
+  __m512 t[16], u[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  // u[4g + c], per 128-bit lane L: rows 4g..4g+3 at column 4L + c
+  for (int gr = 0; gr < 4; ++gr) {
+    u[4 * gr + 0] = _mm512_shuffle_ps(t[4 * gr], t[4 * gr + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    u[4 * gr + 1] = _mm512_shuffle_ps(t[4 * gr], t[4 * gr + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    u[4 * gr + 2] = _mm512_shuffle_ps(t[4 * gr + 1], t[4 * gr + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    u[4 * gr + 3] = _mm512_shuffle_ps(t[4 * gr + 1], t[4 * gr + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int c = 0; c < 4; ++c) {
+    const __m512 v = _mm512_shuffle_f32x4(u[c], u[4 + c], _MM_SHUFFLE(2, 0, 2, 0));
+    const __m512 w = _mm512_shuffle_f32x4(u[c], u[4 + c], _MM_SHUFFLE(3, 1, 3, 1));
+    const __m512 v2 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], _MM_SHUFFLE(2, 0, 2, 0));
+    const __m512 w2 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], _MM_SHUFFLE(3, 1, 3, 1));
+    r[c] = _mm512_shuffle_f32x4(v, v2, _MM_SHUFFLE(2, 0, 2, 0));       // columns 0..3
+    r[8 + c] = _mm512_shuffle_f32x4(v, v2, _MM_SHUFFLE(3, 1, 3, 1));   // columns 8..11
+    r[4 + c] = _mm512_shuffle_f32x4(w, w2, _MM_SHUFFLE(2, 0, 2, 0));   // columns 4..7
+    r[12 + c] = _mm512_shuffle_f32x4(w, w2, _MM_SHUFFLE(3, 1, 3, 1));  // columns 12..15
+  }
+}
+
+// The B sliver for a [N, K] weight (b_rs == 1, B(k, j) = W[j*b_cs + k]): 16x16 blocks
+// transposed in registers into the kc x 32 buffer (missing columns zero). Other
+// layouts take the portable b_sliver.
+PTE_TGT const float* b_sliver_avx512f(const GemmF32& g, const float* B, int64_t p0, int64_t kc, int64_t j0,
+                                      int64_t nc, float* buf, int64_t* bstride) {
+  if (g.b_rs != 1 || (nc == kNr && g.b_cs == 1)) return b_sliver<kNr>(g, B, p0, kc, j0, nc, buf, bstride);
+  __m512 r[16];
+  for (int64_t k0 = 0; k0 < kc; k0 += 16) {
+    const int64_t nk = std::min<int64_t>(16, kc - k0);
+    const __mmask16 mk = tail_mask(nk);
+    for (int half = 0; half < 2; ++half) {
+      for (int j = 0; j < 16; ++j) {
+        const int64_t jj = half * 16 + j;
+        r[j] = jj < nc ? _mm512_maskz_loadu_ps(mk, B + (j0 + jj) * g.b_cs + p0 + k0) : _mm512_setzero_ps();
+      }
+      transpose16(r);
+      for (int64_t k = 0; k < nk; ++k) _mm512_store_ps(buf + (k0 + k) * kNr + half * 16, r[k]);
+    }
+  }
+  // The next sliver's rows (the same K block) into L2 while this one is multiplied: its
+  // 32 strided row pieces defeat the hardware prefetcher.
+  const int64_t jn = std::min<int64_t>(kNr, g.N - (j0 + kNr));
+  for (int64_t j = 0; j < jn; ++j) {
+    const char* row = reinterpret_cast<const char*>(B + (j0 + kNr + j) * g.b_cs + p0);
+    for (int64_t off = 0; off < kc * 4; off += 64) _mm_prefetch(row + off, _MM_HINT_T1);
+  }
+  *bstride = kNr;
+  return buf;
+}
+
 // Dot products of `a` (K contiguous) with R weight rows w[r] (K contiguous).
 template <int R>
 PTE_TGT inline void dots_avx512f(const float* a, const float* const* w, int64_t K, float* out) {
@@ -131,7 +187,7 @@ PTE_TGT void small_m_avx512f(const GemmF32& g, int64_t bi, int64_t n0, int64_t n
 }  // namespace
 
 void gemm_f32_avx512f(const GemmF32& g, int64_t bi, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
-  gemm_tile<kMr, kNr>(ukernel_avx512f, g, bi, m0, m1, n0, n1);
+  gemm_tile<kMr, kNr, b_sliver_avx512f>(ukernel_avx512f, g, bi, m0, m1, n0, n1);
 }
 
 PTE_TGT void gemv_f32_avx512f(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) {
@@ -142,7 +198,13 @@ PTE_TGT void gemv_f32_avx512f(const GemmF32& g, int64_t bi, int64_t n0, int64_t 
   if (g.b_rs == 1 && g.a_cs == 1) {
     // B(k, j) = W[j*b_cs + k]: one contiguous dot product per output column, 4 at a time.
     int64_t j = n0;
-    float r[4];
+    float r[8];
+    for (; j + 8 <= n1; j += 8) {
+      const float* w[8];
+      for (int q = 0; q < 8; ++q) w[q] = B + (j + q) * g.b_cs;
+      dots_avx512f<8>(a, w, K, r);
+      for (int q = 0; q < 8; ++q) gemv_finish(g, c, j + q, r[q]);
+    }
     for (; j + 4 <= n1; j += 4) {
       const float* w[4] = {B + j * g.b_cs, B + (j + 1) * g.b_cs, B + (j + 2) * g.b_cs, B + (j + 3) * g.b_cs};
       dots_avx512f<4>(a, w, K, r);

@@ -59,7 +59,10 @@ inline void store_tile(const float* t, int mr, int64_t nc, float* c, int64_t c_r
 using UkernelFn = void (*)(int mr, int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, const float* b,
                            int64_t b_rs, float* c, int64_t c_rs, int64_t c_cs, int64_t nc, bool first, float alpha);
 
-template <int MR, int NR>
+using SliverFn = const float* (*)(const GemmF32& g, const float* B, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
+                                  float* buf, int64_t* bstride);
+
+template <int MR, int NR, SliverFn sliver = b_sliver<NR>>
 inline void gemm_tile(UkernelFn kernel, const GemmF32& g, int64_t bi, int64_t m0, int64_t m1, int64_t n0,
                       int64_t n1) {
   const float* A = g.a + bi * g.a_bs;
@@ -72,7 +75,7 @@ inline void gemm_tile(UkernelFn kernel, const GemmF32& g, int64_t bi, int64_t m0
     for (int64_t j0 = n0; j0 < n1; j0 += NR) {
       const int64_t nc = std::min<int64_t>(NR, n1 - j0);
       int64_t bstride;
-      const float* bp = b_sliver<NR>(g, B, p0, kc, j0, nc, buf, &bstride);
+      const float* bp = sliver(g, B, p0, kc, j0, nc, buf, &bstride);
       for (int64_t i0 = m0; i0 < m1; i0 += MR) {
         const int mr = static_cast<int>(std::min<int64_t>(MR, m1 - i0));
         kernel(mr, kc, A + i0 * g.a_rs + p0 * g.a_cs, g.a_rs, g.a_cs, bp, bstride, C + i0 * g.c_rs + j0 * g.c_cs,
