@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "ops/linalg/claim_pool.h"
 #include "ops/linalg/gemm_impl.h"
 
 namespace pte::linalg {
@@ -330,23 +331,34 @@ void gemm_f32(pthreadpool* pool, const GemmF32& g, GemmIsa isa) {
   const int64_t threads = pool ? static_cast<int64_t>(pthreadpool_get_threads_count(pool)) : 1;
 
   if (dots) {
+    // Bandwidth-bound: column tiles claimed by the caller and the awake helpers
+    // (claim_pool.h), never a wait for a descheduled worker.
     const bool gemv = g.M == 1;
     int64_t tn = g.N;
     if (threads > 1) tn = std::max<int64_t>(32, round_up((g.N + 4 * threads - 1) / (4 * threads), 32));
-    auto task = [&](size_t bi, size_t j0, size_t nj) {
-      const int64_t j1 = static_cast<int64_t>(j0 + nj);
-      switch (isa) {
+    struct Job {
+      const GemmF32* g;
+      GemmIsa isa;
+      bool gemv;
+      int64_t tn, tiles_per_batch;
+    } job{&g, isa, gemv, tn, (g.N + tn - 1) / tn};
+    auto run = [](void* p, int64_t t) {
+      const Job& jb = *static_cast<const Job*>(p);
+      const GemmF32& gg = *jb.g;
+      const int64_t bi = t / jb.tiles_per_batch, j0 = t % jb.tiles_per_batch * jb.tn;
+      const int64_t j1 = std::min(gg.N, j0 + jb.tn);
+      switch (jb.isa) {
         case GemmIsa::Avx512f:
-          gemv ? gemv_f32_avx512f(g, bi, j0, j1) : gemm_small_m_f32_avx512f(g, bi, j0, j1);
+          jb.gemv ? gemv_f32_avx512f(gg, bi, j0, j1) : gemm_small_m_f32_avx512f(gg, bi, j0, j1);
           break;
         case GemmIsa::Avx2Fma:
-          gemv ? gemv_f32_avx2_fma(g, bi, j0, j1) : gemm_small_m_f32_avx2_fma(g, bi, j0, j1);
+          jb.gemv ? gemv_f32_avx2_fma(gg, bi, j0, j1) : gemm_small_m_f32_avx2_fma(gg, bi, j0, j1);
           break;
         default:
-          gemv ? gemv_f32_scalar(g, bi, j0, j1) : gemm_small_m_f32_scalar(g, bi, j0, j1);
+          jb.gemv ? gemv_f32_scalar(gg, bi, j0, j1) : gemm_small_m_f32_scalar(gg, bi, j0, j1);
       }
     };
-    pthreadpool_parallelize_2d_tile_1d(pool, task, g.batch, g.N, tn, 0);
+    claim_parallel_for(static_cast<int>(threads - 1), g.batch * job.tiles_per_batch, run, &job);
     return;
   }
 
