@@ -11,6 +11,7 @@
 #include <atomic>
 #include <memory>
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -31,6 +32,7 @@ inline int64_t next_of(uint64_t w) { return static_cast<int64_t>(w & kTileMask);
 class ClaimPool {
  public:
   explicit ClaimPool(int helpers) {
+    if (const char* e = std::getenv("PTE_CLAIM_SPIN_US")) spin_ = std::chrono::microseconds(std::atoi(e));
     for (int i = 0; i < helpers; ++i) threads_.emplace_back([this] { loop(); });
   }
   ~ClaimPool() {
@@ -80,7 +82,7 @@ class ClaimPool {
           _mm_pause();
           w = word_.load(std::memory_order_acquire);
           fresh = gen_of(w) != seen;
-          if ((i & 255) == 255 && std::chrono::steady_clock::now() - t0 > std::chrono::microseconds(200)) break;
+          if ((i & 63) == 63 && std::chrono::steady_clock::now() - t0 > spin_) break;
         }
         if (!fresh) {
           sleepers_.fetch_add(1);
@@ -111,6 +113,7 @@ class ClaimPool {
   std::atomic<int> sleepers_{0};
   std::atomic<bool> stop_{false};
   std::vector<std::thread> threads_;
+  std::chrono::microseconds spin_{50};
 };
 
 std::mutex g_mu;  // one job at a time; guards g_pool creation

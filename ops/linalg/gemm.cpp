@@ -315,6 +315,10 @@ GemmIsa gemm_auto_isa() {
 }
 
 void gemm_f32(pthreadpool* pool, const GemmF32& g, GemmIsa isa) {
+  gemm_f32(pool ? static_cast<int>(pthreadpool_get_threads_count(pool)) : 1, g, isa);
+}
+
+void gemm_f32(int nthreads, const GemmF32& g, GemmIsa isa) {
   if (g.batch <= 0 || g.M <= 0 || g.N <= 0) return;
   if (g.K <= 0) {
     if (!g.accumulate)
@@ -327,8 +331,8 @@ void gemm_f32(pthreadpool* pool, const GemmF32& g, GemmIsa isa) {
   const double flops = static_cast<double>(g.batch) * g.M * g.N * g.K;
   const bool dots = g.M == 1 || (g.M <= kSmallM && g.b_rs == 1 && g.a_cs == 1);
   const double b_bytes = 4.0 * static_cast<double>(g.N) * g.K * (g.b_bs ? g.batch : 1);
-  if (dots ? b_bytes < kMinParallelGemvBytes : flops < kMinParallelFlops) pool = nullptr;
-  const int64_t threads = pool ? static_cast<int64_t>(pthreadpool_get_threads_count(pool)) : 1;
+  const int64_t threads =
+      (dots ? b_bytes < kMinParallelGemvBytes : flops < kMinParallelFlops) ? 1 : std::max(1, nthreads);
 
   if (dots) {
     // Bandwidth-bound: column tiles claimed by the caller and the awake helpers
@@ -373,14 +377,26 @@ void gemm_f32(pthreadpool* pool, const GemmF32& g, GemmIsa isa) {
     else
       tm = round_up(tm / 2, mr);
   }
-  auto task = [&](size_t bi, size_t i0, size_t j0, size_t ni, size_t nj) {
-    switch (isa) {
-      case GemmIsa::Avx512f: gemm_f32_avx512f(g, bi, i0, i0 + ni, j0, j0 + nj); break;
-      case GemmIsa::Avx2Fma: gemm_f32_avx2_fma(g, bi, i0, i0 + ni, j0, j0 + nj); break;
-      default: gemm_f32_scalar(g, bi, i0, i0 + ni, j0, j0 + nj);
+  // Tiles claimed by the caller and the awake helpers (claim_pool.h), so a busy
+  // machine degrades to the calling thread's speed instead of waiting for workers.
+  struct Job {
+    const GemmF32* g;
+    GemmIsa isa;
+    int64_t tm, tn, mt, nt;
+  } job{&g, isa, tm, tn, (g.M + tm - 1) / tm, (g.N + tn - 1) / tn};
+  auto run = [](void* p, int64_t t) {
+    const Job& jb = *static_cast<const Job*>(p);
+    const GemmF32& gg = *jb.g;
+    const int64_t bi = t / (jb.mt * jb.nt), r = t % (jb.mt * jb.nt);
+    const int64_t i0 = r / jb.nt * jb.tm, j0 = r % jb.nt * jb.tn;
+    const int64_t i1 = std::min(gg.M, i0 + jb.tm), j1 = std::min(gg.N, j0 + jb.tn);
+    switch (jb.isa) {
+      case GemmIsa::Avx512f: gemm_f32_avx512f(gg, bi, i0, i1, j0, j1); break;
+      case GemmIsa::Avx2Fma: gemm_f32_avx2_fma(gg, bi, i0, i1, j0, j1); break;
+      default: gemm_f32_scalar(gg, bi, i0, i1, j0, j1);
     }
   };
-  pthreadpool_parallelize_3d_tile_2d(pool, task, g.batch, g.M, g.N, tm, tn, 0);
+  claim_parallel_for(static_cast<int>(threads - 1), g.batch * job.mt * job.nt, run, &job);
 }
 
 }  // namespace pte::linalg

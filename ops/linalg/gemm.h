@@ -65,6 +65,9 @@ enum class GemmIsa { Auto, Scalar, Avx2Fma, Avx512f };
 GemmIsa gemm_auto_isa();
 // The dispatcher: threads over (batch, row tiles, column tiles). `isa` forces a
 // variant (tests; the CPU must have it); Auto is gemm_auto_isa().
+// The work is split over `threads` (the caller and threads - 1 shared helpers, see
+// claim_pool.h); the pthreadpool overload takes the pool's thread count (null: 1).
+void gemm_f32(int threads, const GemmF32& g, GemmIsa isa = GemmIsa::Auto);
 void gemm_f32(pthreadpool* pool, const GemmF32& g, GemmIsa isa = GemmIsa::Auto);
 
 // Generic reference for every other dtype (and the f32 reference of the ops):

@@ -3,13 +3,13 @@
 #include "ops/llama/sdpa_common.h"
 
 #include <immintrin.h>
-#include <pthreadpool.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
+#include "ops/linalg/claim_pool.h"
 #include "ops/linalg/gemm.h"  // cpu_has_avx512f
 
 namespace pte {
@@ -153,7 +153,25 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
   // the workers for; prefill chunks are split over rows.
   const int64_t keys = a.causal ? std::min(a.start_pos + job.S, a.kv_len) : a.kv_len;
   const double work = static_cast<double>(rows) * static_cast<double>(keys) * static_cast<double>(job.D);
-  pthreadpool_parallelize_1d(work >= double(1 << 20) ? ctx.threadpool : nullptr, row_fn, &job, rows, 0);
+  const int threads = work >= double(1 << 20) ? ctx.claim_threads : 1;
+  if (threads <= 1) {
+    for (size_t r = 0; r < rows; ++r) row_fn(&job, r);
+    return;
+  }
+  // Tiles claimed by the caller and the awake helpers (ops/linalg/claim_pool.h); tile t
+  // takes rows t, t + T, ... so causal rows (more keys further down) spread evenly.
+  struct Tiles {
+    void (*row_fn)(void*, size_t);
+    void* job;
+    size_t rows, ntiles;
+  } tiles{row_fn, &job, rows, std::min<size_t>(rows, static_cast<size_t>(8 * threads))};
+  linalg::claim_parallel_for(
+      threads - 1, static_cast<int64_t>(tiles.ntiles),
+      [](void* p, int64_t t) {
+        const Tiles& tl = *static_cast<const Tiles*>(p);
+        for (size_t r = static_cast<size_t>(t); r < tl.rows; r += tl.ntiles) tl.row_fn(tl.job, r);
+      },
+      &tiles);
 }
 
 }  // namespace
