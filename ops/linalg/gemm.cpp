@@ -31,6 +31,7 @@ constexpr double kMinParallelFlops = 2.0e6;  // below this, waking threads costs
 // 2-core Xeon VM: 576x576 fp32 GEMV 7.3 -> 12.3 GB/s): threaded from 128 KiB of B on.
 constexpr double kMinParallelGemvBytes = 128.0 * 1024;
 constexpr int64_t kSmallM = 8;  // up to this many rows, weights [N, K] take the dot-product path
+constexpr int64_t kSmallMAvx512 = 16;  // the same with AVX-512 (32 vector registers)
 
 inline void store_tile(const float* t, int mr, int64_t nc, float* c, int64_t c_rs, int64_t c_cs, bool first) {
   detail::store_tile<kNr>(t, mr, nc, c, c_rs, c_cs, first);
@@ -329,7 +330,8 @@ void gemm_f32(int nthreads, const GemmF32& g, GemmIsa isa) {
   }
   if (isa == GemmIsa::Auto) isa = gemm_auto_isa();
   const double flops = static_cast<double>(g.batch) * g.M * g.N * g.K;
-  const bool dots = g.M == 1 || (g.M <= kSmallM && g.b_rs == 1 && g.a_cs == 1);
+  const bool dots =
+      g.M == 1 || (g.M <= (isa == GemmIsa::Avx512f ? kSmallMAvx512 : kSmallM) && g.b_rs == 1 && g.a_cs == 1);
   const double b_bytes = 4.0 * static_cast<double>(g.N) * g.K * (g.b_bs ? g.batch : 1);
   const int64_t threads =
       (dots ? b_bytes < kMinParallelGemvBytes : flops < kMinParallelFlops) ? 1 : std::max(1, nthreads);

@@ -47,7 +47,7 @@ void gemv_f32_scalar(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t 
 void gemv_f32_avx2_fma(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
 void gemv_f32_avx512f(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
 
-// 2 <= M <= 8 with B read as W[j*b_cs + k] (b_rs == 1, a_cs == 1: a linear layer's
+// 2 <= M <= 8 (AVX-512F: 16) with B read as W[j*b_cs + k] (b_rs == 1, a_cs == 1: a linear layer's
 // [N, K] weight): columns [n0, n1), each weight row read once for all M rows.
 void gemm_small_m_f32_scalar(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
 void gemm_small_m_f32_avx2_fma(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);

@@ -163,7 +163,7 @@ PTE_TGT inline void dots_avx512f(const float* a, const float* const* w, int64_t 
   for (int r = 0; r < R; ++r) out[r] = _mm512_reduce_add_ps(s[r]);
 }
 
-// Small M against [N, K] weights: one pass over each weight row serves all M rows.
+// Small M (<= 16) against [N, K] weights: one pass over each weight row serves all M rows.
 template <int M>
 PTE_TGT void small_m_avx512f(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) {
   const float* A = g.a + bi * g.a_bs;
@@ -252,7 +252,15 @@ void gemm_small_m_f32_avx512f(const GemmF32& g, int64_t bi, int64_t n0, int64_t 
     case 5: small_m_avx512f<5>(g, bi, n0, n1); break;
     case 6: small_m_avx512f<6>(g, bi, n0, n1); break;
     case 7: small_m_avx512f<7>(g, bi, n0, n1); break;
-    default: small_m_avx512f<8>(g, bi, n0, n1); break;
+    case 8: small_m_avx512f<8>(g, bi, n0, n1); break;
+    case 9: small_m_avx512f<9>(g, bi, n0, n1); break;
+    case 10: small_m_avx512f<10>(g, bi, n0, n1); break;
+    case 11: small_m_avx512f<11>(g, bi, n0, n1); break;
+    case 12: small_m_avx512f<12>(g, bi, n0, n1); break;
+    case 13: small_m_avx512f<13>(g, bi, n0, n1); break;
+    case 14: small_m_avx512f<14>(g, bi, n0, n1); break;
+    case 15: small_m_avx512f<15>(g, bi, n0, n1); break;
+    default: small_m_avx512f<16>(g, bi, n0, n1); break;
   }
 }
 

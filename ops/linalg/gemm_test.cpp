@@ -234,4 +234,15 @@ TEST_CASE("gemm_small_m_f32 (scalar, AVX2+FMA, AVX-512F) match the reference for
           }
         });
     }
+  if (cpu_has_avx512f())  // the AVX-512 path takes up to 16 rows
+    for (int64_t m = 9; m <= 16; ++m) {
+      Case cs{1 + (m % 3 == 0), m, 21 + m, 40 + 3 * m, false, true, m % 2 == 0, m % 4 == 1, m == 10 ? 0.5f : 1.0f};
+      check_case(cs, [](const GemmF32& g) {
+        for (int64_t n = 0; n < g.batch; ++n) {
+          gemm_small_m_f32_avx512f(g, n, 0, 5);
+          gemm_small_m_f32_avx512f(g, n, 5, g.N);
+        }
+      });
+      check_case(cs, [](const GemmF32& g) { gemm_f32(2, g, GemmIsa::Avx512f); });
+    }
 }
