@@ -22,6 +22,8 @@ namespace pte::linalg {
 
 namespace {
 
+thread_local bool t_in_job = false;  // a tile calling claim_parallel_for runs it inline
+
 constexpr int kTileBits = 20;
 constexpr uint64_t kTileMask = (uint64_t(1) << kTileBits) - 1;
 constexpr int kGenShift = 2 * kTileBits;
@@ -71,6 +73,7 @@ class ClaimPool {
 
  private:
   void loop() {
+    t_in_job = true;  // tiles run here call nested parallel loops inline
     uint64_t seen = 0;  // last generation this helper worked on
     while (!stop_.load(std::memory_order_relaxed)) {
       uint64_t w = word_.load(std::memory_order_acquire);
@@ -116,20 +119,21 @@ class ClaimPool {
   std::chrono::microseconds spin_{50};
 };
 
-std::mutex g_mu;  // one job at a time; guards g_pool creation
-
+std::mutex g_mu;  // one job at a time; guards the pool's creation
 }  // namespace
 
 void claim_parallel_for(int helpers, int64_t ntiles, void (*fn)(void*, int64_t), void* ctx) {
   std::unique_lock<std::mutex> lock(g_mu, std::defer_lock);
   static ClaimPool* pool = nullptr;  // grows never; sized by the first threaded call
-  if (helpers > 0 && ntiles > 1 && ntiles < static_cast<int64_t>(kTileMask) && lock.try_lock()) {
+  if (helpers > 0 && ntiles > 1 && ntiles < static_cast<int64_t>(kTileMask) && !t_in_job && lock.try_lock()) {
     static std::unique_ptr<ClaimPool> owner;
     if (!pool) {
       owner = std::make_unique<ClaimPool>(helpers);
       pool = owner.get();
     }
+    t_in_job = true;
     pool->run(ntiles, fn, ctx);
+    t_in_job = false;
     return;
   }
   for (int64_t t = 0; t < ntiles; ++t) fn(ctx, t);

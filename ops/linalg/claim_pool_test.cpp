@@ -58,3 +58,19 @@ TEST_CASE("claim_parallel_for from two threads at once (the second may run inlin
   b.join();
   CHECK(bad.load() == 0);
 }
+
+TEST_CASE("claim_parallel_for nested inside a tile runs inline (no self-deadlock)") {
+  struct Outer {
+    std::atomic<int> inner_tiles{0};
+  } o;
+  claim_parallel_for(
+      1, 4,
+      [](void* p, int64_t) {
+        auto* op = static_cast<Outer*>(p);
+        Hits h(3);
+        claim_parallel_for(1, 3, hit, &h);
+        if (all_once(h)) op->inner_tiles.fetch_add(3);
+      },
+      &o);
+  CHECK(o.inner_tiles.load() == 12);
+}
