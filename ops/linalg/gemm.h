@@ -10,10 +10,12 @@
 //   gemm_f32_avx512f     the same blocking with an 8x32 AVX-512F micro-kernel
 //                        (gemm_avx512f.cpp).
 //   gemv_f32_*           M == 1 (LLM decode): dot products / row sweeps.
-//   gemm_small_m_f32_*   M <= 8 against [N, K] weights: dot products, weights read once.
-//   gemm_f32(pool, g)    picks the fastest variant for this CPU and splits the work
-//                        over batches, row blocks and column blocks with pthreadpool
-//                        (pool may be null: runs on the calling thread).
+//   gemm_small_m_f32_*   M <= 8 (AVX-512F: 16) against [N, K] weights: dot products,
+//                        weights read once.
+//   gemm_f32(threads, g) picks the fastest variant for this CPU and splits the work
+//                        over batches, row blocks and column blocks; the tiles are
+//                        claimed by the caller and awake helper threads
+//                        (claim_pool.h), so a busy machine never stalls a call.
 #pragma once
 #include <cstddef>
 #include <cstdint>
