@@ -69,8 +69,11 @@ inline void gemm_tile(UkernelFn kernel, const GemmF32& g, int64_t bi, int64_t m0
   const float* B = g.b + bi * g.b_bs;
   float* C = g.c + bi * g.c_bs;
   alignas(64) float buf[kKc * NR];
-  for (int64_t p0 = 0; p0 < g.K; p0 += kKc) {
-    const int64_t kc = std::min(kKc, g.K - p0);
+  // K blocks of equal size (<= kKc, a multiple of 16): 576 = 3 x 192, not 256+256+64
+  const int64_t nkb = (g.K + kKc - 1) / kKc;
+  const int64_t kb = std::min(kKc, round_up((g.K + nkb - 1) / nkb, 16));
+  for (int64_t p0 = 0; p0 < g.K; p0 += kb) {
+    const int64_t kc = std::min(kb, g.K - p0);
     const bool first = p0 == 0 && !g.accumulate;
     for (int64_t j0 = n0; j0 < n1; j0 += NR) {
       const int64_t nc = std::min<int64_t>(NR, n1 - j0);
