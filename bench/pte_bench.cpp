@@ -6,7 +6,9 @@
 //       load time (open + load_method), `reps` timed execute() calls, peak RSS.
 //       Without --input, inputs are made from the signature (floats 0.5, ints 1, at the bound).
 //   pte-bench llm MODEL.pte [--method NAME] [--prefill S] [--positions P,P,...] [--steps K]
-//             [--reps N] [--threads N] [--profile]
+//             [--reps N] [--threads N] [--fixed-threads] [--profile]
+//       --fixed-threads: keep the worker threads even while the machine is oversubscribed
+//       (MethodOptions::adaptive_threads off).
 //       a decoder with a KV cache: forward(tokens i64[1,S], positions i64[S] or [1]).
 //       prefill: `reps` forwards of S tokens at position 0; ttft = prefill + argmax.
 //       decode: for each context position P (ascending), the cache is filled up to P
@@ -84,6 +86,7 @@ struct Args {
   std::vector<int64_t> positions;
   bool profile = false;
   bool all_logits = false;
+  bool fixed_threads = false;  // --fixed-threads: MethodOptions::adaptive_threads off
   int mb = 256;
   std::string prompt, tokenizer;
   int max_new_tokens = 64;
@@ -118,6 +121,10 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
     }
     if (k == "--all-logits") {
       a->all_logits = true;
+      continue;
+    }
+    if (k == "--fixed-threads") {
+      a->fixed_threads = true;
       continue;
     }
     if (!val(&v)) {
@@ -213,6 +220,7 @@ Status load(const Args& a, std::unique_ptr<pte::Program>* prog, std::unique_ptr<
   if (std::getenv("PTE_BENCH_VERBOSE")) std::fprintf(stderr, "open_file: %.3f ms\n", now_ms() - t0);
   pte::Program::MethodOptions mo;
   mo.num_threads = a.threads;
+  mo.adaptive_threads = !a.fixed_threads;
   mo.last_row_of_output_only = a.mode == "llm" && !a.all_logits;  // as the text runner
   PTE_TRY((*prog)->load_method(a.method, mo, m));
   *load_ms = now_ms() - t0;

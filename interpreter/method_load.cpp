@@ -861,6 +861,7 @@ Status MethodImpl::load(const LoadedProgram& program, int plan_index, const Prog
   if (!m.scratch_.allocate(scratch)) return L.fail("cannot allocate " + num(scratch) + " bytes of kernel scratch");
   m.ctx_.set_scratch_arena(m.scratch_.data(), scratch);
   m.ctx_.threadpool = m.threadpool_;
+  m.ctx_.claim_threads = m.threadpool_ ? threads : 1;
   m.adaptive_threads_ = options.adaptive_threads;
   (void)online_cpus();
   PTE_TRY(L.create_backends());

@@ -28,6 +28,10 @@ class KernelContext {
 
   // Thread pool for parallel kernels (null: run on the calling thread).
   pthreadpool* threadpool = nullptr;
+  // Threads for the kernels scheduled by linalg::claim_parallel_for (fp32 GEMM/GEMV,
+  // SDPA): the method's thread count, kept while adaptive_threads nulls `threadpool`
+  // (those kernels never wait for a descheduled worker; see ops/linalg/claim_pool.h).
+  int claim_threads = 1;
 
   // Per-instruction scratch memory, freed after the instruction; null when the
   // method's scratch arena is too small (the kernel should fail with a clear message).

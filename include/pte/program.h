@@ -136,7 +136,9 @@ class Program {
     bool replan_memory = false;
     int num_threads = 0;                 // 0: physical cores
     // Run on the calling thread alone while the machine is oversubscribed (1-minute
-    // load average >= online CPUs + 2), as OpenMP's dynamic threads do.
+    // load average >= online CPUs + 2), as OpenMP's dynamic threads do. Applies to the
+    // thread-pool kernels; fp32 GEMM/GEMV and SDPA keep their helpers (their tiles are
+    // claimed by whichever threads are awake, so a busy machine costs them nothing).
     bool adaptive_threads = true;
     size_t scratch_bytes = 0;            // kernel scratch arena per method; 0: 4 MiB
     // The caller reads only the last row (position) of output 0, e.g. a decoder's

@@ -57,7 +57,7 @@ bool run_fully_connected(State& s, const Node& n) {
   if (K == 0) {
     if (!bias) std::fill(y, y + rows * N, 0.0f);
   } else {
-    linalg::gemm_f32(s.ctx->threadpool, g);
+    linalg::gemm_f32(s.ctx->claim_threads, g);
   }
   clamp_output(n, y, rows * N);
   return true;
@@ -109,7 +109,7 @@ bool run_batch_matmul(State& s, const Node& n) {
     g.a = a, g.a_bs = Ba == 1 ? 0 : M * K;
     g.b = b, g.b_bs = Bb == 1 ? 0 : K * N;
     g.c = y;
-    linalg::gemm_f32(s.ctx->threadpool, g);
+    linalg::gemm_f32(s.ctx->claim_threads, g);
   } else {
     // general broadcast: one product per output batch
     int64_t sa[kMaxDims] = {}, sb[kMaxDims] = {};
@@ -127,7 +127,7 @@ bool run_batch_matmul(State& s, const Node& n) {
       int64_t oa = 0, ob = 0;
       for (int i = 0; i < nbatch; ++i) oa += idx[i] * sa[i], ob += idx[i] * sb[i];
       g.a = a + oa, g.b = b + ob, g.c = y + t * M * N;
-      linalg::gemm_f32(s.ctx->threadpool, g);
+      linalg::gemm_f32(s.ctx->claim_threads, g);
       for (int i = nbatch - 1; i >= 0; --i) {
         if (++idx[i] < ys.d[i]) break;
         idx[i] = 0;

@@ -1,14 +1,7 @@
 // pte-run linalg: f32 GEMM/GEMV kernels (reference, portable blocked, AVX2+FMA) and
 // the threaded dispatcher. See gemm.h.
 //
-// Blocking (per thread tile of rows [m0,m1) x columns [n0,n1)):
-//   for each K block of kKc:
-//     for each 16-column sliver of the tile: get B(kKc x 16) either in place (rows
-//       contiguous, full sliver) or packed into a 16 KiB stack buffer (transposed
-//       or partial), then
-//       for each 6-row block: micro-kernel C(6x16) (+)= alpha * A(6 x kKc) B(kKc x 16).
-// The B sliver stays in L1 across all row blocks; the A block (tile rows x kKc)
-// stays in L2 across slivers. A is read in place with its strides.
+// The blocking is in gemm_impl.h (shared with gemm_avx512f.cpp).
 #include "ops/linalg/gemm.h"
 
 #include <cpuinfo.h>
@@ -16,50 +9,32 @@
 #include <pthreadpool.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+
+#include "ops/linalg/claim_pool.h"
+#include "ops/linalg/gemm_impl.h"
 
 namespace pte::linalg {
 
+using namespace detail;
+
 namespace {
 
-constexpr int64_t kMr = 6;     // micro-tile rows
+constexpr int64_t kMr = 6;     // micro-tile rows (scalar, AVX2)
 constexpr int64_t kNr = 16;    // micro-tile columns (two AVX vectors)
-constexpr int64_t kKc = 256;   // K block: a packed B sliver is kKc*16 floats = 16 KiB
 constexpr int64_t kMc = 120;   // max rows of a thread tile (A block 120 KiB)
 constexpr int64_t kNc = 512;   // max columns of a thread tile
 constexpr int64_t kGemvChunk = 4096;  // GEMV row sweep: 16 KiB of accumulators (L1)
-constexpr double kMinParallelFlops = 2.0e6;
-constexpr int64_t kSmallM = 8;  // up to this many rows, weights [N, K] take the dot-product path  // below this, waking threads costs more
+constexpr double kMinParallelFlops = 2.0e6;  // below this, waking threads costs more
+// GEMV / small M: bound by reading B, and a second core adds bandwidth (measured on a
+// 2-core Xeon VM: 576x576 fp32 GEMV 7.3 -> 12.3 GB/s): threaded from 128 KiB of B on.
+constexpr double kMinParallelGemvBytes = 128.0 * 1024;
+constexpr int64_t kSmallM = 8;  // up to this many rows, weights [N, K] take the dot-product path
+constexpr int64_t kSmallMAvx512 = 16;  // the same with AVX-512 (32 vector registers)
 
-inline int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
-
-// Points `bp`/`bstride` at B(p0..p0+kc, j0..j0+16): in place when the sliver is a
-// full 16 contiguous columns, otherwise packed (zero-padded) into `buf`.
-inline const float* b_sliver(const GemmF32& g, const float* B, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
-                             float* buf, int64_t* bstride) {
-  if (nc == kNr && g.b_cs == 1) {
-    *bstride = g.b_rs;
-    return B + p0 * g.b_rs + j0;
-  }
-  for (int64_t j = 0; j < kNr; ++j) {
-    if (j < nc) {
-      const float* src = B + p0 * g.b_rs + (j0 + j) * g.b_cs;
-      for (int64_t k = 0; k < kc; ++k) buf[k * kNr + j] = src[k * g.b_rs];
-    } else {
-      for (int64_t k = 0; k < kc; ++k) buf[k * kNr + j] = 0.0f;
-    }
-  }
-  *bstride = kNr;
-  return buf;
-}
-
-// Writes alpha*acc (MR x 16, row-major in `t`) to C, adding C unless `first`.
 inline void store_tile(const float* t, int mr, int64_t nc, float* c, int64_t c_rs, int64_t c_cs, bool first) {
-  for (int r = 0; r < mr; ++r)
-    for (int64_t j = 0; j < nc; ++j) {
-      float* p = c + r * c_rs + j * c_cs;
-      *p = first ? t[r * kNr + j] : *p + t[r * kNr + j];
-    }
+  detail::store_tile<kNr>(t, mr, nc, c, c_rs, c_cs, first);
 }
 
 // ---- portable micro-kernel ----------------------------------------------------
@@ -151,37 +126,6 @@ __attribute__((target("avx2,fma"))) void ukernel_avx2_fma(int mr, int64_t kc, co
   }
 }
 
-using UkernelFn = void (*)(int, int64_t, const float*, int64_t, int64_t, const float*, int64_t, float*, int64_t,
-                           int64_t, int64_t, bool, float);
-
-// The blocked loop nest shared by both ISAs.
-inline void gemm_tile(UkernelFn kernel, const GemmF32& g, int64_t bi, int64_t m0, int64_t m1, int64_t n0,
-                      int64_t n1) {
-  const float* A = g.a + bi * g.a_bs;
-  const float* B = g.b + bi * g.b_bs;
-  float* C = g.c + bi * g.c_bs;
-  alignas(64) float buf[kKc * kNr];
-  for (int64_t p0 = 0; p0 < g.K; p0 += kKc) {
-    int64_t kc = std::min(kKc, g.K - p0);
-    bool first = p0 == 0 && !g.accumulate;
-    for (int64_t j0 = n0; j0 < n1; j0 += kNr) {
-      int64_t nc = std::min(kNr, n1 - j0);
-      int64_t bstride;
-      const float* bp = b_sliver(g, B, p0, kc, j0, nc, buf, &bstride);
-      for (int64_t i0 = m0; i0 < m1; i0 += kMr) {
-        int mr = static_cast<int>(std::min(kMr, m1 - i0));
-        kernel(mr, kc, A + i0 * g.a_rs + p0 * g.a_cs, g.a_rs, g.a_cs, bp, bstride, C + i0 * g.c_rs + j0 * g.c_cs,
-                    g.c_rs, g.c_cs, nc, first, g.alpha);
-      }
-    }
-  }
-}
-
-inline void gemv_finish(const GemmF32& g, float* c, int64_t j, float sum) {
-  float* p = c + j * g.c_cs;
-  *p = g.accumulate ? *p + g.alpha * sum : g.alpha * sum;
-}
-
 }  // namespace
 
 // ---- public kernels ---------------------------------------------------------------
@@ -199,11 +143,11 @@ void gemm_f32_ref(const GemmF32& g) {
 }
 
 void gemm_f32_scalar(const GemmF32& g, int64_t bi, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
-  gemm_tile(ukernel_scalar, g, bi, m0, m1, n0, n1);
+  gemm_tile<kMr, kNr>(ukernel_scalar, g, bi, m0, m1, n0, n1);
 }
 
 void gemm_f32_avx2_fma(const GemmF32& g, int64_t bi, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
-  gemm_tile(ukernel_avx2_fma, g, bi, m0, m1, n0, n1);
+  gemm_tile<kMr, kNr>(ukernel_avx2_fma, g, bi, m0, m1, n0, n1);
 }
 
 void gemv_f32_scalar(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) {
@@ -354,7 +298,28 @@ bool cpu_has_avx2_fma() {
   return has;
 }
 
+bool cpu_has_avx512f() {
+  static const bool has = cpuinfo_initialize() && cpuinfo_has_x86_avx512f() && cpu_has_avx2_fma();
+  return has;
+}
+
+GemmIsa gemm_auto_isa() {
+  // PTE_GEMM_ISA=scalar|avx2|avx512f caps the choice (A/B timing); read once.
+  static const GemmIsa isa = [] {
+    GemmIsa best = cpu_has_avx512f() ? GemmIsa::Avx512f : cpu_has_avx2_fma() ? GemmIsa::Avx2Fma : GemmIsa::Scalar;
+    const char* e = std::getenv("PTE_GEMM_ISA");
+    if (!e) return best;
+    GemmIsa want = std::strcmp(e, "scalar") == 0 ? GemmIsa::Scalar : std::strcmp(e, "avx2") == 0 ? GemmIsa::Avx2Fma : best;
+    return static_cast<int>(want) < static_cast<int>(best) ? want : best;
+  }();
+  return isa;
+}
+
 void gemm_f32(pthreadpool* pool, const GemmF32& g, GemmIsa isa) {
+  gemm_f32(pool ? static_cast<int>(pthreadpool_get_threads_count(pool)) : 1, g, isa);
+}
+
+void gemm_f32(int nthreads, const GemmF32& g, GemmIsa isa) {
   if (g.batch <= 0 || g.M <= 0 || g.N <= 0) return;
   if (g.K <= 0) {
     if (!g.accumulate)
@@ -363,52 +328,77 @@ void gemm_f32(pthreadpool* pool, const GemmF32& g, GemmIsa isa) {
           for (int64_t j = 0; j < g.N; ++j) g.c[n * g.c_bs + i * g.c_rs + j * g.c_cs] = 0.0f;
     return;
   }
-  const bool avx = isa == GemmIsa::Avx2Fma || (isa == GemmIsa::Auto && cpu_has_avx2_fma());
+  if (isa == GemmIsa::Auto) isa = gemm_auto_isa();
   const double flops = static_cast<double>(g.batch) * g.M * g.N * g.K;
-  if (flops < kMinParallelFlops) pool = nullptr;
-  const int64_t threads = pool ? static_cast<int64_t>(pthreadpool_get_threads_count(pool)) : 1;
+  const bool dots =
+      g.M == 1 || (g.M <= (isa == GemmIsa::Avx512f ? kSmallMAvx512 : kSmallM) && g.b_rs == 1 && g.a_cs == 1);
+  const double b_bytes = 4.0 * static_cast<double>(g.N) * g.K * (g.b_bs ? g.batch : 1);
+  const int64_t threads =
+      (dots ? b_bytes < kMinParallelGemvBytes : flops < kMinParallelFlops) ? 1 : std::max(1, nthreads);
 
-  if (g.M == 1) {
+  if (dots) {
+    // Bandwidth-bound: column tiles claimed by the caller and the awake helpers
+    // (claim_pool.h), never a wait for a descheduled worker.
+    const bool gemv = g.M == 1;
     int64_t tn = g.N;
     if (threads > 1) tn = std::max<int64_t>(32, round_up((g.N + 4 * threads - 1) / (4 * threads), 32));
-    auto task = [&](size_t bi, size_t j0, size_t nj) {
-      if (avx)
-        gemv_f32_avx2_fma(g, bi, j0, j0 + nj);
-      else
-        gemv_f32_scalar(g, bi, j0, j0 + nj);
+    struct Job {
+      const GemmF32* g;
+      GemmIsa isa;
+      bool gemv;
+      int64_t tn, tiles_per_batch;
+    } job{&g, isa, gemv, tn, (g.N + tn - 1) / tn};
+    auto run = [](void* p, int64_t t) {
+      const Job& jb = *static_cast<const Job*>(p);
+      const GemmF32& gg = *jb.g;
+      const int64_t bi = t / jb.tiles_per_batch, j0 = t % jb.tiles_per_batch * jb.tn;
+      const int64_t j1 = std::min(gg.N, j0 + jb.tn);
+      switch (jb.isa) {
+        case GemmIsa::Avx512f:
+          jb.gemv ? gemv_f32_avx512f(gg, bi, j0, j1) : gemm_small_m_f32_avx512f(gg, bi, j0, j1);
+          break;
+        case GemmIsa::Avx2Fma:
+          jb.gemv ? gemv_f32_avx2_fma(gg, bi, j0, j1) : gemm_small_m_f32_avx2_fma(gg, bi, j0, j1);
+          break;
+        default:
+          jb.gemv ? gemv_f32_scalar(gg, bi, j0, j1) : gemm_small_m_f32_scalar(gg, bi, j0, j1);
+      }
     };
-    pthreadpool_parallelize_2d_tile_1d(pool, task, g.batch, g.N, tn, 0);
+    claim_parallel_for(static_cast<int>(threads - 1), g.batch * job.tiles_per_batch, run, &job);
     return;
   }
 
-  if (g.M <= kSmallM && g.b_rs == 1 && g.a_cs == 1) {
-    int64_t tn = g.N;
-    if (threads > 1) tn = std::max<int64_t>(32, round_up((g.N + 4 * threads - 1) / (4 * threads), 32));
-    auto task = [&](size_t bi, size_t j0, size_t nj) {
-      if (avx)
-        gemm_small_m_f32_avx2_fma(g, bi, j0, j0 + nj);
-      else
-        gemm_small_m_f32_scalar(g, bi, j0, j0 + nj);
-    };
-    pthreadpool_parallelize_2d_tile_1d(pool, task, g.batch, g.N, tn, 0);
-    return;
-  }
-
-  int64_t tm = std::min(round_up(g.M, kMr), kMc), tn = std::min(round_up(g.N, kNr), kNc);
+  // AVX-512: 8x32 micro-tiles and taller row tiles (the A block stays in L2).
+  const bool wide = isa == GemmIsa::Avx512f;
+  const int64_t mr = wide ? 8 : kMr, nr = wide ? 32 : kNr, mc = wide ? 256 : kMc;
+  int64_t tm = std::min(round_up(g.M, mr), mc), tn = std::min(round_up(g.N, nr), kNc);
   auto tasks = [&] { return g.batch * ((g.M + tm - 1) / tm) * ((g.N + tn - 1) / tn); };
-  while (threads > 1 && tasks() < 4 * threads && (tm > kMr || tn > kNr)) {
-    if (tn > kNr && (tn >= tm || tm <= kMr))
-      tn = round_up(tn / 2, kNr);
+  while (threads > 1 && tasks() < 4 * threads && (tm > mr || tn > nr)) {
+    if (tn > nr && (tn >= tm || tm <= mr))
+      tn = round_up(tn / 2, nr);
     else
-      tm = round_up(tm / 2, kMr);
+      tm = round_up(tm / 2, mr);
   }
-  auto task = [&](size_t bi, size_t i0, size_t j0, size_t ni, size_t nj) {
-    if (avx)
-      gemm_f32_avx2_fma(g, bi, i0, i0 + ni, j0, j0 + nj);
-    else
-      gemm_f32_scalar(g, bi, i0, i0 + ni, j0, j0 + nj);
+  // Tiles claimed by the caller and the awake helpers (claim_pool.h), so a busy
+  // machine degrades to the calling thread's speed instead of waiting for workers.
+  struct Job {
+    const GemmF32* g;
+    GemmIsa isa;
+    int64_t tm, tn, mt, nt;
+  } job{&g, isa, tm, tn, (g.M + tm - 1) / tm, (g.N + tn - 1) / tn};
+  auto run = [](void* p, int64_t t) {
+    const Job& jb = *static_cast<const Job*>(p);
+    const GemmF32& gg = *jb.g;
+    const int64_t bi = t / (jb.mt * jb.nt), r = t % (jb.mt * jb.nt);
+    const int64_t i0 = r / jb.nt * jb.tm, j0 = r % jb.nt * jb.tn;
+    const int64_t i1 = std::min(gg.M, i0 + jb.tm), j1 = std::min(gg.N, j0 + jb.tn);
+    switch (jb.isa) {
+      case GemmIsa::Avx512f: gemm_f32_avx512f(gg, bi, i0, i1, j0, j1); break;
+      case GemmIsa::Avx2Fma: gemm_f32_avx2_fma(gg, bi, i0, i1, j0, j1); break;
+      default: gemm_f32_scalar(gg, bi, i0, i1, j0, j1);
+    }
   };
-  pthreadpool_parallelize_3d_tile_2d(pool, task, g.batch, g.M, g.N, tm, tn, 0);
+  claim_parallel_for(static_cast<int>(threads - 1), g.batch * job.mt * job.nt, run, &job);
 }
 
 }  // namespace pte::linalg

@@ -7,11 +7,15 @@
 //   gemm_ref<T, Acc>     plain triple loop in the accumulator type; the reference.
 //   gemm_f32_scalar      cache-blocked f32 kernel in portable C++ (the fallback).
 //   gemm_f32_avx2_fma    the same blocking with a 6x16 AVX2+FMA micro-kernel.
+//   gemm_f32_avx512f     the same blocking with an 8x32 AVX-512F micro-kernel
+//                        (gemm_avx512f.cpp).
 //   gemv_f32_*           M == 1 (LLM decode): dot products / row sweeps.
-//   gemm_small_m_f32_*   M <= 8 against [N, K] weights: dot products, weights read once.
-//   gemm_f32(pool, g)    picks the fastest variant for this CPU and splits the work
-//                        over batches, row blocks and column blocks with pthreadpool
-//                        (pool may be null: runs on the calling thread).
+//   gemm_small_m_f32_*   M <= 8 (AVX-512F: 16) against [N, K] weights: dot products,
+//                        weights read once.
+//   gemm_f32(threads, g) picks the fastest variant for this CPU and splits the work
+//                        over batches, row blocks and column blocks; the tiles are
+//                        claimed by the caller and awake helper threads
+//                        (claim_pool.h), so a busy machine never stalls a call.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -39,21 +43,33 @@ void gemm_f32_ref(const GemmF32& g);
 // Blocked kernels over one tile of one batch: rows [m0, m1), columns [n0, n1).
 void gemm_f32_scalar(const GemmF32& g, int64_t batch_index, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 void gemm_f32_avx2_fma(const GemmF32& g, int64_t batch_index, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
+void gemm_f32_avx512f(const GemmF32& g, int64_t batch_index, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 // M == 1 kernels over columns [n0, n1) of one batch.
 void gemv_f32_scalar(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
 void gemv_f32_avx2_fma(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
+void gemv_f32_avx512f(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
 
-// 2 <= M <= 8 with B read as W[j*b_cs + k] (b_rs == 1, a_cs == 1: a linear layer's
+// 2 <= M <= 8 (AVX-512F: 16) with B read as W[j*b_cs + k] (b_rs == 1, a_cs == 1: a linear layer's
 // [N, K] weight): columns [n0, n1), each weight row read once for all M rows.
 void gemm_small_m_f32_scalar(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
 void gemm_small_m_f32_avx2_fma(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
+void gemm_small_m_f32_avx512f(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
 
 // True when this CPU runs the AVX2+FMA kernels (cpuinfo, initialised once).
 bool cpu_has_avx2_fma();
+// True when this CPU runs the AVX-512F kernels (and the AVX2+FMA ones).
+bool cpu_has_avx512f();
 
-enum class GemmIsa { Auto, Scalar, Avx2Fma };
+// Ordered by capability (Auto aside).
+enum class GemmIsa { Auto, Scalar, Avx2Fma, Avx512f };
+// What Auto means on this CPU: the widest of AVX-512F, AVX2+FMA, scalar; the
+// environment variable PTE_GEMM_ISA=scalar|avx2 caps it (timing comparisons).
+GemmIsa gemm_auto_isa();
 // The dispatcher: threads over (batch, row tiles, column tiles). `isa` forces a
-// variant (tests); Auto picks AVX2+FMA when the CPU has it.
+// variant (tests; the CPU must have it); Auto is gemm_auto_isa().
+// The work is split over `threads` (the caller and threads - 1 shared helpers, see
+// claim_pool.h); the pthreadpool overload takes the pool's thread count (null: 1).
+void gemm_f32(int threads, const GemmF32& g, GemmIsa isa = GemmIsa::Auto);
 void gemm_f32(pthreadpool* pool, const GemmF32& g, GemmIsa isa = GemmIsa::Auto);
 
 // Generic reference for every other dtype (and the f32 reference of the ops):

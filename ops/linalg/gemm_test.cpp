@@ -7,6 +7,7 @@
 #include <pthreadpool.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <vector>
 
 using namespace pte::linalg;
@@ -85,17 +86,17 @@ std::vector<Case> cases() {
   return v;
 }
 
-void run_tiles(const GemmF32& g, bool avx) {
+void run_tiles(const GemmF32& g, GemmIsa isa) {
   for (int64_t n = 0; n < g.batch; ++n) {
     if (g.M == 1) {
-      if (avx)
-        gemv_f32_avx2_fma(g, n, 0, g.N);
-      else
-        gemv_f32_scalar(g, n, 0, g.N);
+      // two uneven column ranges
+      auto gemv = isa == GemmIsa::Avx512f ? gemv_f32_avx512f : isa == GemmIsa::Avx2Fma ? gemv_f32_avx2_fma : gemv_f32_scalar;
+      gemv(g, n, 0, g.N / 3);
+      gemv(g, n, g.N / 3, g.N);
     } else {
       // two uneven tiles along each axis, to exercise tile edges
       int64_t mh = g.M / 2, nh = g.N / 3;
-      auto tile = avx ? gemm_f32_avx2_fma : gemm_f32_scalar;
+      auto tile = isa == GemmIsa::Avx512f ? gemm_f32_avx512f : isa == GemmIsa::Avx2Fma ? gemm_f32_avx2_fma : gemm_f32_scalar;
       tile(g, n, 0, mh, 0, nh);
       tile(g, n, 0, mh, nh, g.N);
       tile(g, n, mh, g.M, 0, nh);
@@ -128,7 +129,7 @@ TEST_CASE("gemm_f32_ref: hand-computed 2x3 @ 3x2, alpha and accumulate") {
 }
 
 TEST_CASE("gemm_f32_scalar matches the reference (tiles, strides, accumulate)") {
-  for (const Case& cs : cases()) check_case(cs, [](const GemmF32& g) { run_tiles(g, false); });
+  for (const Case& cs : cases()) check_case(cs, [](const GemmF32& g) { run_tiles(g, GemmIsa::Scalar); });
 }
 
 TEST_CASE("gemm_f32_avx2_fma matches the reference") {
@@ -136,7 +137,23 @@ TEST_CASE("gemm_f32_avx2_fma matches the reference") {
     MESSAGE("CPU has no AVX2+FMA: skipped");
     return;
   }
-  for (const Case& cs : cases()) check_case(cs, [](const GemmF32& g) { run_tiles(g, true); });
+  for (const Case& cs : cases()) check_case(cs, [](const GemmF32& g) { run_tiles(g, GemmIsa::Avx2Fma); });
+}
+
+TEST_CASE("gemm_f32_avx512f (8x32 micro-kernel, GEMV) matches the reference") {
+  if (!cpu_has_avx512f()) {
+    MESSAGE("CPU has no AVX-512F: skipped");
+    return;
+  }
+  for (const Case& cs : cases()) check_case(cs, [](const GemmF32& g) { run_tiles(g, GemmIsa::Avx512f); });
+  // shapes around the 8x32 tile, the 16-lane K tail and the 256 K block
+  const int64_t dims[][3] = {{8, 32, 16}, {9, 33, 17}, {16, 64, 256}, {17, 95, 257}, {1, 31, 15}, {1, 64, 513}, {3, 7, 1}};
+  for (auto& d : dims)
+    for (int t = 0; t < 8; ++t) {
+      Case cs{1 + (t == 3), d[0], d[1], d[2], (t & 1) != 0, (t & 2) != 0, (t & 4) != 0, t % 3 == 0, t == 5 ? -2.0f : 1.0f};
+      check_case(cs, [](const GemmF32& g) { run_tiles(g, GemmIsa::Avx512f); });
+      check_case(cs, [](const GemmF32& g) { gemm_f32(nullptr, g, GemmIsa::Avx512f); });
+    }
 }
 
 TEST_CASE("gemm_f32 dispatcher with a thread pool matches the reference") {
@@ -144,6 +161,8 @@ TEST_CASE("gemm_f32 dispatcher with a thread pool matches the reference") {
   for (const Case& cs : cases()) {
     check_case(cs, [&](const GemmF32& g) { gemm_f32(pool, g); });
     check_case(cs, [&](const GemmF32& g) { gemm_f32(pool, g, GemmIsa::Scalar); });
+    if (cpu_has_avx2_fma()) check_case(cs, [&](const GemmF32& g) { gemm_f32(pool, g, GemmIsa::Avx2Fma); });
+    if (cpu_has_avx512f()) check_case(cs, [&](const GemmF32& g) { gemm_f32(pool, g, GemmIsa::Avx512f); });
     check_case(cs, [&](const GemmF32& g) { gemm_f32(nullptr, g); });
   }
   pthreadpool_destroy(pool);
@@ -179,8 +198,16 @@ TEST_CASE("gemm_ref<double> and <int64_t> with bias and beta") {
   CHECK(ic[0] == -9);
 }
 
-TEST_CASE("gemm_small_m_f32 (scalar and AVX2+FMA) match the reference for [N, K] weights") {
-  const int64_t dims[][3] = {{2, 1, 1}, {2, 37, 5}, {3, 100, 300}, {5, 17, 9}, {8, 33, 70}, {7, 64, 257}, {8, 3, 600}};
+TEST_CASE("gemm_auto_isa picks the widest ISA this CPU has") {
+  const GemmIsa isa = gemm_auto_isa();
+  if (std::getenv("PTE_GEMM_ISA") == nullptr)
+    CHECK(isa == (cpu_has_avx512f() ? GemmIsa::Avx512f : cpu_has_avx2_fma() ? GemmIsa::Avx2Fma : GemmIsa::Scalar));
+  CHECK((isa != GemmIsa::Avx512f || cpu_has_avx512f()));
+  CHECK((isa != GemmIsa::Avx2Fma || cpu_has_avx2_fma()));
+}
+
+TEST_CASE("gemm_small_m_f32 (scalar, AVX2+FMA, AVX-512F) match the reference for [N, K] weights") {
+  const int64_t dims[][3] = {{2, 1, 1}, {2, 37, 5}, {3, 100, 300}, {5, 17, 9}, {8, 33, 70}, {7, 64, 257}, {8, 3, 600}, {4, 20, 33}, {6, 48, 16}};
   int flip = 0;
   for (auto& d : dims)
     for (int ct = 0; ct < 2; ++ct) {
@@ -199,5 +226,23 @@ TEST_CASE("gemm_small_m_f32 (scalar and AVX2+FMA) match the reference for [N, K]
             gemm_small_m_f32_avx2_fma(g, n, g.N / 3, g.N);
           }
         });
+      if (cpu_has_avx512f())
+        check_case(cs, [](const GemmF32& g) {
+          for (int64_t n = 0; n < g.batch; ++n) {
+            gemm_small_m_f32_avx512f(g, n, 0, g.N / 3);
+            gemm_small_m_f32_avx512f(g, n, g.N / 3, g.N);
+          }
+        });
+    }
+  if (cpu_has_avx512f())  // the AVX-512 path takes up to 16 rows
+    for (int64_t m = 9; m <= 16; ++m) {
+      Case cs{1 + (m % 3 == 0), m, 21 + m, 40 + 3 * m, false, true, m % 2 == 0, m % 4 == 1, m == 10 ? 0.5f : 1.0f};
+      check_case(cs, [](const GemmF32& g) {
+        for (int64_t n = 0; n < g.batch; ++n) {
+          gemm_small_m_f32_avx512f(g, n, 0, 5);
+          gemm_small_m_f32_avx512f(g, n, 5, g.N);
+        }
+      });
+      check_case(cs, [](const GemmF32& g) { gemm_f32(2, g, GemmIsa::Avx512f); });
     }
 }

@@ -34,7 +34,7 @@ void matmul_f32(KernelContext& ctx, const MatmulDesc& d) {
     prefill_bias_f32(d, g.c, d.c_bs, d.c_rs, d.c_cs, static_cast<const float*>(d.bias));
     g.accumulate = true;
   }
-  gemm_f32(ctx.threadpool, g);
+  gemm_f32(ctx.claim_threads, g);
 }
 
 // Row-accumulating loop for every other dtype: each C(i, j) is summed over k in
@@ -106,7 +106,7 @@ bool matmul_16bit_via_f32(KernelContext& ctx, const MatmulDesc& d) {
           c32[(n * d.M + i) * d.N + j] = beta * static_cast<float>(bias[n * d.bias_bs + i * d.bias_rs + j * d.bias_cs]);
     g.accumulate = true;
   }
-  gemm_f32(ctx.threadpool, g);
+  gemm_f32(ctx.claim_threads, g);
   T* c = static_cast<T*>(d.c);
   for (int64_t n = 0; n < d.batch; ++n)
     for (int64_t i = 0; i < d.M; ++i)

@@ -188,3 +188,32 @@ TEST_CASE("llama::custom_sdpa.out: float32 AVX-512 form equals the scalar offici
     CHECK(differ == 0);
   }
 }
+
+TEST_CASE("llama::custom_sdpa.out: SmolLM2-like heads (D=64, GQA 3:1) over more keys than one block, with a mask") {
+  // more than 64 keys (the vector path's key block), D a multiple of 16 and an odd D
+  for (int D : {64, 20}) {
+    const int B = 1, S = 5, Hq = 6, Hkv = 2, L = 160, start = 140;
+    auto q = randn(B * S * Hq * D, 7), k = randn(B * L * Hkv * D, 8), v = randn(B * L * Hkv * D, 9);
+    for (auto& x : q) x *= 3.0f;  // peaky softmax: the running max moves between blocks
+    Harness h;
+    auto* out = h.out<float>({B, S, Hq, D});
+    REQUIRE_MESSAGE(h.call("llama::custom_sdpa.out",
+                           {h.tensor<float>({B, S, Hq, D}, q), h.tensor<float>({B, L, Hkv, D}, k),
+                            h.tensor<float>({B, L, Hkv, D}, v), h.i(start), h.none(), h.d(0.0), h.b(true), h.none(), out}),
+                    h.message);
+    auto ref = reference(q, k, v, B, S, Hq, Hkv, D, L, start, true, nullptr, 0);
+    CHECK(max_err(Harness::values<float>(out), ref) < 2e-5f);
+    // a mask of width 150 that blanks one whole 64-key block for row 0
+    std::vector<float> mask(S * 150, 0.0f);
+    for (int j = 64; j < 128; ++j) mask[j] = -INFINITY;
+    for (int j = 0; j < 150; j += 7) mask[2 * 150 + j] = -2.0f;
+    Harness h2;
+    auto* out2 = h2.out<float>({B, S, Hq, D});
+    REQUIRE(h2.call("llama::custom_sdpa.out",
+                    {h2.tensor<float>({B, S, Hq, D}, q), h2.tensor<float>({B, L, Hkv, D}, k),
+                     h2.tensor<float>({B, L, Hkv, D}, v), h2.i(0), h2.tensor<float>({S, 150}, mask), h2.d(0.0), h2.b(false),
+                     h2.none(), out2}));
+    auto ref2 = reference(q, k, v, B, S, Hq, Hkv, D, L, 0, false, &mask, 150);
+    CHECK(max_err(Harness::values<float>(out2), ref2) < 2e-5f);
+  }
+}

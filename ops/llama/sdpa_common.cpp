@@ -9,6 +9,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "ops/linalg/claim_pool.h"
+
 namespace pte {
 
 namespace {
@@ -271,13 +273,31 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
   // the workers for; prefill chunks are split over rows.
   const int64_t keys = a.causal ? std::min(a.start_pos + job.S, a.kv_len) : a.kv_len;
   const double work = static_cast<double>(rows) * static_cast<double>(keys) * static_cast<double>(job.D);
-  pthreadpool_function_1d_t fn = sdpa_row<T>;
+  void (*fn)(void*, size_t) = sdpa_row<T>;
   if constexpr (std::is_same_v<T, float>)
     fn = g_force_scalar.load(std::memory_order_relaxed) ? sdpa_row_f32_fma
          : __builtin_cpu_supports("avx512f") ? sdpa_row_f32_avx512
          : __builtin_cpu_supports("fma")     ? sdpa_row_f32_fma
                                              : sdpa_row_f32_plain;
-  pthreadpool_parallelize_1d(work >= double(1 << 20) ? ctx.threadpool : nullptr, fn, &job, rows, 0);
+  const int threads = work >= double(1 << 20) ? ctx.claim_threads : 1;
+  if (threads <= 1) {
+    for (size_t r = 0; r < rows; ++r) fn(&job, r);
+    return;
+  }
+  // Tiles claimed by the caller and the awake helpers (ops/linalg/claim_pool.h); tile t
+  // takes rows t, t + T, ... so causal rows (more keys further down) spread evenly.
+  struct Tiles {
+    void (*fn)(void*, size_t);
+    void* job;
+    size_t rows, ntiles;
+  } tiles{fn, &job, rows, std::min<size_t>(rows, static_cast<size_t>(8 * threads))};
+  linalg::claim_parallel_for(
+      threads - 1, static_cast<int64_t>(tiles.ntiles),
+      [](void* p, int64_t t) {
+        const Tiles& tl = *static_cast<const Tiles*>(p);
+        for (size_t r = static_cast<size_t>(t); r < tl.rows; r += tl.ntiles) tl.fn(tl.job, r);
+      },
+      &tiles);
 }
 
 }  // namespace
