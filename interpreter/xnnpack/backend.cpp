@@ -69,7 +69,7 @@ Status prepare_node(const Graph& g, const Node& n, Prepared* p) {
         if (dt(n.in[i]) != dt(n.out) || dt_size(dt(n.out)) == 0)
           return Status::error(std::string(op_name(n.op)) + ": input " + std::to_string(i) + " is " + dt_name(dt(n.in[i])) +
                                ", output " + dt_name(dt(n.out)));
-      return Status::ok();
+      return check_q8_passthrough(g, n);
     case Op::StaticResizeBilinear2D: {
       PTE_TRY(need_f32());
       const Value& x = g.values[static_cast<size_t>(n.in[0])];

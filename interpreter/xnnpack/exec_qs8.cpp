@@ -260,6 +260,20 @@ bool is_qs8_node(const Graph& g, const Node& n) {
   }
 }
 
+Status check_q8_passthrough(const Graph& g, const Node& n) {
+  const Value& y = g.values[n.out];
+  if (y.dtype != DT::QInt8 && y.dtype != DT::QUInt8) return Status::ok();
+  if (y.quant != Quant::PerTensor) return Status::error(std::string(op_name(n.op)) + ": quantized output is not per-tensor");
+  for (int i = 0; i < n.nin; ++i) {
+    const Value& x = g.values[n.in[i]];
+    if (x.quant != Quant::PerTensor || x.scale != y.scale || x.zero_point != y.zero_point)
+      return Status::error(std::string(op_name(n.op)) + ": input " + std::to_string(i) + " (scale " + std::to_string(x.scale) +
+                           ", zero point " + std::to_string(x.zero_point) + ") and output (scale " + std::to_string(y.scale) +
+                           ", zero point " + std::to_string(y.zero_point) + ") are quantized differently");
+  }
+  return Status::ok();
+}
+
 Status prepare_qs8(const Graph& g, const Node& n, Prepared* p) {
   const std::string name = op_name(n.op);
   const Value& x = g.values[n.in[0]];

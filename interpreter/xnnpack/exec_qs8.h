@@ -57,6 +57,9 @@ int8_t qs8_mean(int32_t sum, const QS8Mean& p);
 // True when `n` computes on qint8 / quint8 activations and belongs to exec_qs8.cpp
 // (static int8 FullyConnected and Convert stay in exec_quant.cpp).
 bool is_qs8_node(const Graph& g, const Node& n);
+// Shape nodes (transpose, reshape, slice, concatenate, copy) move qint8 / quint8 bytes
+// unchanged: every input must carry the output's scale and zero point (XNNPACK's rule).
+Status check_q8_passthrough(const Graph& g, const Node& n);
 Status prepare_qs8(const Graph& g, const Node& n, Prepared* p);
 bool run_qs8(State& s, const Node& n);
 
