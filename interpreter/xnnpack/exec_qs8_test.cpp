@@ -126,3 +126,72 @@ TEST_CASE("qs8: activation bounds in the quantized domain") {
   CHECK(qs8_quantize_bound(6.0f, 0.05f, -10) == 110);
   CHECK(qs8_quantize_bound(0.125f, 0.25f, 0) == 0);  // 0.5 rounds to even
 }
+
+namespace {
+
+Value q8(float scale, int32_t zp, Shape dims) {
+  Value v;
+  v.dtype = DT::QInt8;
+  v.quant = Quant::PerTensor;
+  v.scale = scale;
+  v.zero_point = zp;
+  v.dims = dims;
+  return v;
+}
+
+Shape sh(std::initializer_list<int64_t> d) {
+  Shape s;
+  for (int64_t x : d) s.d[s.n++] = x;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("qs8: bad quantized nodes are refused at load with one clear message") {
+  Graph g;
+  g.values.push_back(q8(0.1f, 0, sh({1, 4})));
+  g.values.push_back(q8(0.1f, 0, sh({1, 4})));
+  g.values.push_back(q8(1000.0f, 0, sh({1, 4})));  // ratio 1e-4: outside XNNPACK's add range
+  Node add;
+  add.op = Op::Add;
+  add.in[0] = 0, add.in[1] = 1, add.nin = 2, add.out = 2;
+  REQUIRE(is_qs8_node(g, add));
+  pte::Status s = prepare_node(g, add, nullptr);
+  REQUIRE_FALSE(s.is_ok());
+  CHECK(s.message().find("XNNAdd") != std::string::npos);
+  CHECK(s.message().find("scale ratio") != std::string::npos);
+  g.values[2].scale = 0.2f;
+  Prepared p;
+  CHECK(prepare_node(g, add, &p).is_ok());
+  CHECK(p.wsum.size() == 7);
+  // a quint8 operand is named, not run on the int8 kernels
+  g.values[1].dtype = DT::QUInt8;
+  s = prepare_node(g, add, nullptr);
+  CHECK_FALSE(s.is_ok());
+  // max pooling must keep the quantization
+  g.values[1].dtype = DT::QInt8;
+  Node mp;
+  mp.op = Op::MaxPooling2d;
+  mp.conv.kh = mp.conv.kw = 2;
+  mp.in[0] = 0, mp.nin = 1, mp.out = 2;
+  s = prepare_node(g, mp, nullptr);
+  CHECK_FALSE(s.is_ok());
+  CHECK(s.message().find("quantization must be equal") != std::string::npos);
+  // a quantized concatenation whose inputs differ from the output
+  Node cat;
+  cat.op = Op::Concatenate2;
+  cat.in[0] = 0, cat.in[1] = 1, cat.nin = 2, cat.out = 2;
+  s = prepare_node(g, cat, nullptr);
+  CHECK_FALSE(s.is_ok());
+  CHECK(s.message().find("quantized differently") != std::string::npos);
+  g.values[2].scale = 0.1f;
+  CHECK(prepare_node(g, cat, nullptr).is_ok());
+  // a conv with a non-constant filter
+  Node cv;
+  cv.op = Op::Conv2d;
+  cv.conv.kh = cv.conv.kw = 1, cv.conv.groups = 1, cv.conv.gic = 4, cv.conv.goc = 4;
+  cv.in[0] = 0, cv.in[1] = 1, cv.nin = 2, cv.out = 2;
+  s = prepare_node(g, cv, nullptr);
+  CHECK_FALSE(s.is_ok());
+  CHECK(s.message().find("constant") != std::string::npos);
+}
