@@ -46,6 +46,7 @@ const char* kDataDir = "fixtures/data/";
 // Also the XNNPACK nodes whose approximations pte-run reproduces (xnn_math.h).
 bool bit_exact_with_et(const std::string& name, const std::string& label) {
   if (name == "qlinear_8da4w_xnnpack" || name == "qlinear_8da8w_xnnpack") return true;
+  if (name == "qs8_cnn_xnnpack" || name == "qs8_mulcat_xnnpack") return true;  // static int8: XNNPACK's requantization (exec_qs8.h)
   return name == "xnode_misc_f32_xnnpack" && (label == " sin_cos" || label == " square_rsqrt");
 }
 

@@ -14,6 +14,7 @@
 #include <new>
 
 #include "interpreter/xnnpack/exec.h"
+#include "interpreter/xnnpack/exec_qs8.h"
 
 namespace pte::xnn {
 
@@ -58,6 +59,7 @@ Status prepare_node(const Graph& g, const Node& n, Prepared* p) {
     if (dt(n.out) != DT::F32) return Status::error(std::string(op_name(n.op)) + ": output is " + dt_name(dt(n.out)) + ", only fp32 is supported");
     return Status::ok();
   };
+  if (is_qs8_node(g, n)) return prepare_qs8(g, n, p);  // static int8 (exec_qs8.cpp)
   switch (n.op) {
     case Op::FullyConnected: return prepare_fully_connected(g, n, p);
     case Op::Conv2d: case Op::DepthwiseConv2d: case Op::ConvTranspose2d: return prepare_conv(g, n, p);
@@ -67,7 +69,7 @@ Status prepare_node(const Graph& g, const Node& n, Prepared* p) {
         if (dt(n.in[i]) != dt(n.out) || dt_size(dt(n.out)) == 0)
           return Status::error(std::string(op_name(n.op)) + ": input " + std::to_string(i) + " is " + dt_name(dt(n.in[i])) +
                                ", output " + dt_name(dt(n.out)));
-      return Status::ok();
+      return check_q8_passthrough(g, n);
     case Op::StaticResizeBilinear2D: {
       PTE_TRY(need_f32());
       const Value& x = g.values[static_cast<size_t>(n.in[0])];
@@ -107,6 +109,7 @@ bool op_supported(Op op) {
 namespace {
 
 bool run_node(State& s, const Node& n) {
+  if (is_qs8_node(*s.g, n)) return run_qs8(s, n);
   switch (n.op) {
     case Op::Add: case Op::Subtract: case Op::Multiply: case Op::Div: case Op::Minimum: case Op::Maximum: case Op::PReLU:
       return run_binary(s, n);
