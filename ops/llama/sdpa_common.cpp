@@ -83,6 +83,37 @@ void sdpa_row(void* p, size_t row) {
 constexpr int64_t kKeyBlock = 512;
 std::atomic<bool> g_force_scalar{false};
 
+// One key block's softmax step: scores sc[0, nb) (block max bmax) become weights
+// exp(score - max) (16-lane sums, then the tail with the double exp added in double,
+// rounded once per step, as the official scalar loop does); the running sum and (after
+// the first block) the output so far are rescaled by exp(old max - new max).
+inline void softmax_block(float* sc, int64_t nb, float bmax, bool rescale, float* dst, int64_t D, float* run_max,
+                          float* run_sum) {
+  const float m = *run_max > bmax ? *run_max : bmax;
+  if (m == -std::numeric_limits<float>::infinity()) {
+    for (int64_t j = 0; j < nb; ++j) sc[j] = 0.f;
+    return;
+  }
+  float lanes[16] = {};
+  const int64_t vec = nb / 16 * 16;
+  for (int64_t j = 0; j < vec; ++j) {
+    sc[j] = std::exp(sc[j] - m);
+    lanes[j % 16] += sc[j];
+  }
+  float bsum = 0.f;
+  for (int l = 0; l < 16; ++l) bsum += lanes[l];
+  for (int64_t j = vec; j < nb; ++j) {
+    const double e = std::exp(static_cast<double>(sc[j] - m));
+    bsum = static_cast<float>(static_cast<double>(bsum) + e);
+    sc[j] = static_cast<float>(e);
+  }
+  const float c = std::exp(*run_max - m);
+  *run_sum = bsum + c * *run_sum;
+  *run_max = m;
+  if (rescale)
+    for (int64_t d = 0; d < D; ++d) dst[d] = dst[d] * c;
+}
+
 // Its two matrix products run through the bundled BLAS sgemm, whose kernel keeps
 // one accumulator per output and adds each product with a fused multiply-add in
 // order of the inner index.
@@ -131,30 +162,7 @@ inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
       sc[j] = x;
       bmax = std::max(bmax, x);
     }
-    const float m = run_max > bmax ? run_max : bmax;
-    if (m == ninf) {
-      for (int64_t j = 0; j < nb; ++j) sc[j] = 0.f;
-    } else {
-      float lanes[16] = {};
-      const int64_t vec = nb / 16 * 16;
-      for (int64_t j = 0; j < vec; ++j) {
-        sc[j] = std::exp(sc[j] - m);
-        lanes[j % 16] += sc[j];
-      }
-      float bsum = 0.f;
-      for (int l = 0; l < 16; ++l) bsum += lanes[l];
-      for (int64_t j = vec; j < nb; ++j) {
-        // the tail calls the double exp and adds in double, rounding once
-        const double e = std::exp(static_cast<double>(sc[j] - m));
-        bsum = static_cast<float>(static_cast<double>(bsum) + e);
-        sc[j] = static_cast<float>(e);
-      }
-      const float c = std::exp(run_max - m);
-      run_sum = bsum + c * run_sum;
-      run_max = m;
-      if (n > 0)
-        for (int64_t d = 0; d < D; ++d) dst[d] = dst[d] * c;
-    }
+    softmax_block(sc, nb, bmax, n > 0, dst, D, &run_max, &run_sum);
     for (int64_t d = 0; d < D; ++d) blk[d] = 0.f;
     for (int64_t j = 0; j < nb; ++j) {
       const float* vp = vb + (n + j) * v.strides[1];
@@ -220,29 +228,7 @@ __attribute__((target("avx512f"))) void sdpa_row_f32_avx512(void* p, size_t row)
       sc[j] = x;
       bmax = std::max(bmax, x);
     }
-    const float mx = run_max > bmax ? run_max : bmax;
-    if (mx == ninf) {
-      for (int64_t j = 0; j < nb; ++j) sc[j] = 0.f;
-    } else {
-      float lanes[16] = {};
-      const int64_t vec = nb / 16 * 16;
-      for (int64_t j = 0; j < vec; ++j) {
-        sc[j] = std::exp(sc[j] - mx);
-        lanes[j % 16] += sc[j];
-      }
-      float bsum = 0.f;
-      for (int l = 0; l < 16; ++l) bsum += lanes[l];
-      for (int64_t j = vec; j < nb; ++j) {
-        const double e = std::exp(static_cast<double>(sc[j] - mx));
-        bsum = static_cast<float>(static_cast<double>(bsum) + e);
-        sc[j] = static_cast<float>(e);
-      }
-      const float c = std::exp(run_max - mx);
-      run_sum = bsum + c * run_sum;
-      run_max = mx;
-      if (n > 0)
-        for (int64_t d = 0; d < D; ++d) dst[d] = dst[d] * c;
-    }
+    softmax_block(sc, nb, bmax, n > 0, dst, D, &run_max, &run_sum);
     for (int64_t d0 = 0; d0 < D; d0 += 16) {
       const __mmask16 m = D - d0 >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (D - d0)) - 1);
       __m512 blk = _mm512_setzero_ps();
