@@ -280,6 +280,13 @@ Status prepare_qs8(const Graph& g, const Node& n, Prepared* p) {
   const Value& y = g.values[n.out];
   auto fail = [&](const std::string& m) { return Status::error(name + " (" + dt_name(x.dtype) + " -> " + dt_name(y.dtype) + "): " + m); };
   if (!is_qs8(x) || !is_qs8(y)) return fail("only per-tensor qint8 activations are supported");
+  // a damaged file can hold any zero point: outside int8 the integer rules would overflow
+  for (int32_t id : {n.in[0], n.in[1], n.out}) {
+    if (id < 0 || static_cast<size_t>(id) >= g.values.size()) continue;
+    const Value& v = g.values[static_cast<size_t>(id)];
+    if (v.dtype == DT::QInt8 && (v.zero_point < -128 || v.zero_point > 127))
+      return fail("zero point " + std::to_string(v.zero_point) + " outside [-128, 127]");
+  }
   switch (n.op) {
     case Op::Conv2d: case Op::DepthwiseConv2d: return prepare_conv_qs8(g, n, p, name);
     case Op::Add: {
