@@ -180,7 +180,7 @@ struct Parser {
           const uint8_t* d;
           size_t sz;
           PTE_TRY(constant(p->scale_buffer_idx(), nch * 4, what + " scales", &d, &sz));
-          if (keep_scales) {
+          if (keep_scales && nch) {  // (no memcpy from a null pointer for zero channels)
             v->scales.resize(nch);
             std::memcpy(v->scales.data(), d, nch * 4);
           }
