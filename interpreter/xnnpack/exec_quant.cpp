@@ -20,6 +20,7 @@
 
 #include "interpreter/xnnpack/exec.h"
 #include "interpreter/xnnpack/qgemm_qd8.h"
+#include "interpreter/xnnpack/qgemm_qd8_epilogue.h"
 #include "interpreter/xnnpack/quantize_qd8.h"
 
 namespace pte::xnn {

@@ -66,29 +66,9 @@ struct QGemm {
   float* y = nullptr;              // [M, N]
 };
 
-// ---- THE float epilogue: the one place that fixes the rounding of every kernel ----
-// (see the top of this file). The SIMD kernels apply it lane-wise (one output per lane)
-// through an ops struct O {F, I, add, mul, fma, splat, to_float}; their files are compiled
-// with fp-contract=off, so only these fma calls fuse. always_inline: the templates are
-// defined without the kernels' target ISA, and an out-of-line instance (an -O0 build)
-// would take __m512 / __m256 arguments under another calling convention.
+// THE float epilogue (qd8_acc_init, qd8_block_step, qd8_output, qd8_output_channel) is in
+// qgemm_qd8_epilogue.h: the SIMD files include it inside their target region.
 inline int32_t qd8_dot_zp(const QGemm& q, int64_t m) { return q.ksum ? -128 : q.x_zp[m]; }
-template <class O>
-__attribute__((always_inline)) inline typename O::F qd8_acc_init(typename O::F ksum, int32_t zp) {
-  return O::mul(ksum, O::splat(static_cast<float>(zp + 128)));
-}
-template <class O>
-__attribute__((always_inline)) inline typename O::F qd8_block_step(typename O::F acc, typename O::I dot, typename O::F scale) {
-  return O::fma(O::to_float(dot), scale, acc);
-}
-template <class O>
-__attribute__((always_inline)) inline typename O::F qd8_output(typename O::F acc, typename O::F x_scale, typename O::F bias) {
-  return O::add(O::mul(acc, x_scale), bias);
-}
-template <class O>
-__attribute__((always_inline)) inline typename O::F qd8_output_channel(typename O::I dot, typename O::F x_scale, typename O::F scale, typename O::F bias) {
-  return O::fma(O::mul(O::to_float(dot), x_scale), scale, bias);
-}
 // XNNPACK's packed zero-point term of one 4-bit filter row (value = nibble - 8): from 0,
 // minus (sum of each 16 consecutive weights, never across a block) x its block's scale,
 // in k order (its packing for kr = 8, two planes).

@@ -9,17 +9,25 @@
 // I8: per output, sign-extended int16 products (vpmaddwd; int8 x int8 cannot use
 // vpmaddubsw exactly), one horizontal sum per block.
 // The float epilogue is qd8_block_step / qd8_output (lane-wise, never fused).
-// GCC 12: -Wpsabi notes on the epilogue templates (internal linkage) and false
+// GCC 12: false
 // -Wmaybe-uninitialized in its own avx512fintrin.h (_mm512_undefined_*).
-#pragma GCC diagnostic ignored "-Wpsabi"
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 #include "interpreter/xnnpack/qgemm_qd8.h"
 
+// clang (the fuzz build) has no GCC target pragma: the same target as a function attribute.
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
 #pragma GCC optimize("fp-contract=off")
+#endif
+
+#include "interpreter/xnnpack/qgemm_qd8_epilogue.h"
 
 namespace pte::xnn {
 
@@ -153,4 +161,8 @@ void qgemm_qd8_avx2(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, i
 
 }  // namespace pte::xnn
 
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif

@@ -11,17 +11,25 @@
 // unsigned activations (x + 128, broadcast per lane) by the signed weights; after a block
 // the four registers reduce to one dword per column:
 //   sum (x + 128) w - (128 + x_zp) wsum  ==  sum (x - x_zp) w.
-// GCC 12: -Wpsabi notes on the epilogue templates (internal linkage) and false
+// GCC 12: false
 // -Wmaybe-uninitialized in its own avx512fintrin.h (_mm512_undefined_*).
-#pragma GCC diagnostic ignored "-Wpsabi"
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 #include "interpreter/xnnpack/qgemm_qd8.h"
 
+// clang (the fuzz build) has no GCC target pragma: the same target as a function attribute.
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512vnni")
 #pragma GCC optimize("fp-contract=off")
+#endif
+
+#include "interpreter/xnnpack/qgemm_qd8_epilogue.h"
 
 namespace pte::xnn {
 
@@ -259,4 +267,8 @@ void qgemm_qd8_avx512(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1,
 
 }  // namespace pte::xnn
 
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif

@@ -1,6 +1,9 @@
 // qd8 GEMM, the scalar reference (see qgemm_qd8.h). Any shape and block size.
+#if !defined(__clang__)  // (the build passes -ffp-contract=off; clang has no optimize pragma)
 #pragma GCC optimize("fp-contract=off")
+#endif
 #include "interpreter/xnnpack/qgemm_qd8.h"
+#include "interpreter/xnnpack/qgemm_qd8_epilogue.h"
 
 namespace pte::xnn {
 

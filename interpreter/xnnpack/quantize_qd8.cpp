@@ -3,7 +3,9 @@
 #include "interpreter/xnnpack/quantize_qd8.h"
 
 // GCC 12: false -W(maybe-)uninitialized in its own avx512fintrin.h (_mm512_undefined_*).
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 
@@ -44,8 +46,13 @@ void quantize_qd8_row_scalar(const float* x, int64_t k, int8_t* y, float* scale,
   }
 }
 
+// clang (the fuzz build) has no GCC target pragma: the same target as a function attribute.
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512vl")
+#endif
 // Lane-wise min / max from 0 (min_ps(x, m) == std::min(m, x); +0 never yields to -0 in
 // either), the same scalar parameters, then round-to-nearest-even (nearbyint), + zero
 // point, clamp, narrow.
@@ -72,7 +79,11 @@ void quantize_qd8_row_avx512(const float* x, int64_t k, int8_t* y, float* scale,
     _mm_mask_storeu_epi8(y + i, m, _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(q)));
   }
 }
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
 void quantize_qd8_rows(const float* x, int64_t rows, int64_t k, int8_t* y, float* scale, int32_t* zp) {
   const bool simd = cpu_has_avx512_vnni();

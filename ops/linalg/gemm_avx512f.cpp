@@ -4,7 +4,9 @@
 // Compiled with function-level target attributes; gemm_f32 calls them only when
 // cpu_has_avx512f().
 // GCC 12 flags the _mm256_undefined_pd() inside _mm512_reduce_add_ps (a false positive).
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 #include "ops/linalg/gemm_impl.h"

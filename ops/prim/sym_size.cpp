@@ -39,7 +39,7 @@ bool local_scalar_dense(KernelContext& ctx, EValue** args) {
   switch (t.dtype) {
     PTE_FLOAT_CASES(out.tag = Tag::Double; out.d = convert<double>(t.ptr<T>()[0]))
     PTE_INT_CASES(out.tag = Tag::Int; out.i = static_cast<int64_t>(t.ptr<T>()[0]))
-    PTE_BOOL_CASES(out.tag = Tag::Bool; out.b = t.ptr<uint8_t>()[0] != 0)
+    PTE_BOOL_CASES(out.tag = Tag::Bool; static_assert(sizeof(T) == 1); out.b = t.ptr<uint8_t>()[0] != 0)
     default: return ctx.fail("unsupported dtype %s", dtype_name(t.dtype));
   }
   return true;
