@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "ops/linalg/claim_pool.h"
+#include "ops/llama/sdpa_blas_order.h"
 
 namespace pte {
 
@@ -114,13 +115,22 @@ inline void softmax_block(float* sc, int64_t nb, float bmax, bool rescale, float
     for (int64_t d = 0; d < D; ++d) dst[d] = dst[d] * c;
 }
 
-// Its two matrix products run through the bundled BLAS sgemm, whose kernel keeps
-// one accumulator per output and adds each product with a fused multiply-add in
-// order of the inner index.
+// Its two matrix products run through the BLAS sgemm it was built with (MKL in the
+// Python package), whose kernel, for three or more query rows, keeps one accumulator
+// per output and adds each product with a fused multiply-add in order of the inner
+// index. One row: sdpa_blas_order.h. (Two rows: another MKL order, not reproduced.)
 inline float dot_fma(const float* a, const float* b, int64_t n) {
   float acc = 0.f;
   for (int64_t i = 0; i < n; ++i) acc = std::fma(a[i], b[i], acc);
   return acc;
+}
+
+// The official kernel splits the query rows in blocks of 32 (64 from 192 rows, 256 from
+// 768); a block of one row (a decode step, or the last row of a prefill of 32n + 1)
+// takes BLAS's matrix-vector orders (sdpa_blas_order.h).
+inline bool sdpa_one_row_block(int64_t S, int64_t s) {
+  const int64_t split = S >= 768 ? 256 : S >= 192 ? 64 : 32;
+  return std::min(split, S - s / split * split) == 1;
 }
 
 inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
@@ -135,6 +145,7 @@ inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
   const float* kb = k.ptr<float>() + b * k.strides[0] + hk * k.strides[2];
   const float* vb = v.ptr<float>() + b * v.strides[0] + hk * v.strides[2];
   const int64_t pos = a.start_pos + s;
+  const bool one = sdpa_one_row_block(S, s);
   const float ninf = -std::numeric_limits<float>::infinity();
   float qv[kMaxHeadDim], kv[kMaxHeadDim], dst[kMaxHeadDim], blk[kMaxHeadDim], sc[kKeyBlock];
   for (int64_t d = 0; d < D; ++d) qv[d] = qp[d * q.strides[3]], dst[d] = 0.f;
@@ -150,12 +161,12 @@ inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
       if (a.causal && n + j > pos) {
         x = ninf;
       } else {
-        if (k.strides[3] == 1) {
-          x = dot_fma(kp, qv, D);
-        } else {
+        const float* kr = kp;
+        if (k.strides[3] != 1) {
           for (int64_t d = 0; d < D; ++d) kv[d] = kp[d * k.strides[3]];
-          x = dot_fma(kv, qv, D);
+          kr = kv;
         }
+        x = one ? blas_gemv1_dot(kr, qv, D, j, nb) : dot_fma(kr, qv, D);
       }
       x = x * a.scale;
       if (mrow) x = x + mrow[(n + j) * a.mask->strides[1]];
@@ -164,10 +175,14 @@ inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
     }
     softmax_block(sc, nb, bmax, n > 0, dst, D, &run_max, &run_sum);
     for (int64_t d = 0; d < D; ++d) blk[d] = 0.f;
-    for (int64_t j = 0; j < nb; ++j) {
-      const float* vp = vb + (n + j) * v.strides[1];
-      const float w = sc[j];
-      for (int64_t d = 0; d < D; ++d) blk[d] = std::fma(vp[d * v.strides[3]], w, blk[d]);
+    if (one && v.strides[3] == 1) {
+      blas_gemv1_value(vb + n * v.strides[1], v.strides[1], sc, nb, D, blk);
+    } else {
+      for (int64_t j = 0; j < nb; ++j) {
+        const float* vp = vb + (n + j) * v.strides[1];
+        const float w = sc[j];
+        for (int64_t d = 0; d < D; ++d) blk[d] = std::fma(vp[d * v.strides[3]], w, blk[d]);
+      }
     }
     for (int64_t d = 0; d < D; ++d) dst[d] = n == 0 ? blk[d] : dst[d] + blk[d];
   }
@@ -193,6 +208,11 @@ __attribute__((target("avx512f"))) void sdpa_row_f32_avx512(void* p, size_t row)
   const int64_t h = static_cast<int64_t>(row) / S % Hq;
   const int64_t b = static_cast<int64_t>(row) / S / Hq;
   const int64_t hk = h / job.reps;
+  const bool one = sdpa_one_row_block(S, s);
+  if (one && kd != 1) {
+    sdpa_row_f32_body(job, row);
+    return;
+  }
   const float* qp = q.ptr<float>() + b * q.strides[0] + s * q.strides[1] + h * q.strides[2];
   const float* kb = k.ptr<float>() + b * k.strides[0] + hk * k.strides[2];
   const float* vb = v.ptr<float>() + b * v.strides[0] + hk * v.strides[2];
@@ -209,7 +229,10 @@ __attribute__((target("avx512f"))) void sdpa_row_f32_avx512(void* p, size_t row)
     if (a.causal && n > pos) break;
     // keys this query may see in the block: [0, live)
     const int64_t live = a.causal ? std::min(nb, pos - n + 1) : nb;
-    for (int64_t j0 = 0; j0 < live; j0 += 16) {
+    if (one) {
+      for (int64_t j = 0; j < live; ++j) sc[j] = blas_gemv1_dot_avx512(kb + (n + j) * ks, qv, D, j, nb);
+    }
+    for (int64_t j0 = 0; !one && j0 < live; j0 += 16) {
       const int64_t cnt = std::min<int64_t>(16, live - j0);
       const __mmask16 m = static_cast<__mmask16>((1u << cnt) - 1);
       const float* base = kb + (n + j0) * ks;
@@ -229,7 +252,12 @@ __attribute__((target("avx512f"))) void sdpa_row_f32_avx512(void* p, size_t row)
       bmax = std::max(bmax, x);
     }
     softmax_block(sc, nb, bmax, n > 0, dst, D, &run_max, &run_sum);
-    for (int64_t d0 = 0; d0 < D; d0 += 16) {
+    if (one) {
+      alignas(64) float blk[kMaxHeadDim];
+      blas_gemv1_value_avx512(vb + n * v.strides[1], v.strides[1], sc, nb, D, blk);
+      for (int64_t d = 0; d < D; ++d) dst[d] = n == 0 ? blk[d] : dst[d] + blk[d];
+    }
+    for (int64_t d0 = 0; !one && d0 < D; d0 += 16) {
       const __mmask16 m = D - d0 >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (D - d0)) - 1);
       __m512 blk = _mm512_setzero_ps();
       // masked keys have weight 0: v * 0 adds +-0 and changes nothing (the cache is finite)

@@ -1,0 +1,179 @@
+// The official runtime's BLAS orders for one query row (see sdpa_blas_order.h).
+// Scalar forms first, then AVX-512F forms that do the same operations lane-wise.
+#include "ops/llama/sdpa_blas_order.h"
+
+// GCC 12 flags the _mm512_undefined_* inside its own cast intrinsics (a false positive).
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+#include <immintrin.h>
+
+#include <cmath>
+
+namespace pte {
+
+namespace {
+
+// (v_i + v_i+8), then + 4, + 2, + 1.
+inline float reduce16(float* v) {
+  for (int w = 8; w >= 1; w /= 2)
+    for (int i = 0; i < w; ++i) v[i] = v[i] + v[i + w];
+  return v[0];
+}
+
+}  // namespace
+
+float blas_gemv1_dot(const float* kr, const float* q, int64_t k, int64_t col, int64_t ncols) {
+  if (k <= 0) return 0.f;
+  const int64_t m4 = ncols / 4 * 4;
+  float v[16] = {};
+  if (col < m4) {  // a group of four keys
+    v[0] = kr[0] * q[0];
+    const int64_t full = (k - 1) / 16;
+    for (int64_t t = 0; t < full; ++t)
+      for (int i = 0; i < 16; ++i) v[i] = std::fma(kr[1 + 16 * t + i], q[1 + 16 * t + i], v[i]);
+    const float s = reduce16(v);
+    float w[16] = {};
+    const int64_t e0 = 1 + 16 * full;
+    for (int64_t e = e0 + 1; e < k; ++e) w[e - e0] = kr[e] * q[e];
+    w[0] = e0 < k ? std::fma(kr[e0], q[e0], s) : s;
+    return reduce16(w);
+  }
+  const bool second = ncols - m4 >= 2 && col == m4 + 1;
+  int64_t e = 1;
+  if (!second) {  // two vectors over pairs of full vectors
+    float u[16] = {};
+    const int64_t pairs = (k - 1) / 32;
+    for (int64_t p = 0; p < pairs; ++p)
+      for (int i = 0; i < 16; ++i) {
+        v[i] = std::fma(kr[1 + 32 * p + i], q[1 + 32 * p + i], v[i]);
+        u[i] = std::fma(kr[17 + 32 * p + i], q[17 + 32 * p + i], u[i]);
+      }
+    if (pairs > 0)
+      for (int i = 0; i < 16; ++i) v[i] = v[i] + u[i];
+    e = 1 + 32 * pairs;
+  }
+  for (; e < k; ++e) v[(e - 1) % 16] = std::fma(kr[e], q[e], v[(e - 1) % 16]);
+  const float t = reduce16(v);
+  return kr[0] * q[0] + t;
+}
+
+void blas_gemv1_value(const float* v, int64_t vs, const float* p, int64_t L, int64_t D, float* out) {
+  for (int64_t d = 0; d < D; ++d) {
+    auto y = [&](int64_t j) { return v[j * vs + d]; };
+    auto pr = [&](int64_t j, int64_t o) { return std::fma(y(j), p[j], y(o) * p[o]); };  // fma onto o's rounded product
+    float acc = 0.f;
+    int64_t j = 0;
+    if (L >= 8) {
+      acc = (pr(0, 2) + pr(1, 3)) + (pr(4, 6) + pr(5, 7));
+      for (j = 8; j + 8 <= L; j += 8) {
+        float x = std::fma(y(j + 6), p[j + 6], acc);
+        x = std::fma(y(j + 4), p[j + 4], x);
+        x = x + pr(j + 5, j + 7);
+        acc = x + (pr(j, j + 2) + pr(j + 1, j + 3));
+      }
+    }
+    for (; j < L; ++j) acc = std::fma(y(j), p[j], acc);
+    out[d] = acc;
+  }
+}
+
+// ---- AVX-512F ----
+
+#define PTE_AVX512 __attribute__((target("avx512f")))
+
+namespace {
+
+PTE_AVX512 inline float reduce16_avx512(__m512 v) {
+  const __m256 lo = _mm512_castps512_ps256(v);
+  const __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
+  const __m256 r8 = _mm256_add_ps(lo, hi);                                            // i + i+8
+  const __m128 r4 = _mm_add_ps(_mm256_castps256_ps128(r8), _mm256_extractf128_ps(r8, 1));  // + 4
+  const __m128 r2 = _mm_add_ps(r4, _mm_movehl_ps(r4, r4));                            // + 2
+  const __m128 r1 = _mm_add_ss(r2, _mm_shuffle_ps(r2, r2, 1));                        // + 1
+  return _mm_cvtss_f32(r1);
+}
+
+PTE_AVX512 inline __mmask16 first_n(int64_t n) {
+  return n >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << n) - 1);
+}
+
+}  // namespace
+
+PTE_AVX512 float blas_gemv1_dot_avx512(const float* kr, const float* q, int64_t k, int64_t col, int64_t ncols) {
+  if (k <= 0) return 0.f;
+  const int64_t m4 = ncols / 4 * 4;
+  if (col < m4) {
+    __m512 v = _mm512_maskz_mov_ps(1, _mm512_set1_ps(kr[0] * q[0]));
+    const int64_t full = (k - 1) / 16;
+    for (int64_t t = 0; t < full; ++t)
+      v = _mm512_fmadd_ps(_mm512_loadu_ps(kr + 1 + 16 * t), _mm512_loadu_ps(q + 1 + 16 * t), v);
+    const float s = reduce16_avx512(v);
+    const int64_t e0 = 1 + 16 * full;
+    if (e0 >= k) {
+      return reduce16_avx512(_mm512_maskz_mov_ps(1, _mm512_set1_ps(s)));
+    }
+    const __mmask16 m = first_n(k - e0);
+    const __m512 a = _mm512_maskz_loadu_ps(m, kr + e0), b = _mm512_maskz_loadu_ps(m, q + e0);
+    __m512 w = _mm512_mul_ps(a, b);
+    const float w0 = std::fma(kr[e0], q[e0], s);
+    w = _mm512_mask_mov_ps(w, 1, _mm512_set1_ps(w0));
+    return reduce16_avx512(w);
+  }
+  const bool second = ncols - m4 >= 2 && col == m4 + 1;
+  __m512 v = _mm512_setzero_ps();
+  int64_t e = 1;
+  if (!second) {
+    __m512 u = _mm512_setzero_ps();
+    const int64_t pairs = (k - 1) / 32;
+    for (int64_t p = 0; p < pairs; ++p) {
+      v = _mm512_fmadd_ps(_mm512_loadu_ps(kr + 1 + 32 * p), _mm512_loadu_ps(q + 1 + 32 * p), v);
+      u = _mm512_fmadd_ps(_mm512_loadu_ps(kr + 17 + 32 * p), _mm512_loadu_ps(q + 17 + 32 * p), u);
+    }
+    if (pairs > 0) v = _mm512_add_ps(v, u);
+    e = 1 + 32 * pairs;
+  }
+  // the rest by lane (e - 1) % 16: whole vectors, then a masked one (masked-off lanes keep v)
+  for (; e < k; e += 16) {
+    const __mmask16 m = first_n(k - e);
+    v = _mm512_mask3_fmadd_ps(_mm512_maskz_loadu_ps(m, kr + e), _mm512_maskz_loadu_ps(m, q + e), v, m);
+  }
+  const float t = reduce16_avx512(v);
+  return kr[0] * q[0] + t;
+}
+
+namespace {
+
+// (GCC: a lambda would not inherit the target attribute.)
+PTE_AVX512 inline __m512 vload(const float* v, int64_t vs, int64_t d0, __mmask16 m, int64_t j) {
+  return _mm512_maskz_loadu_ps(m, v + j * vs + d0);
+}
+// fma of key j onto key o's rounded product
+PTE_AVX512 inline __m512 vpair(const float* v, int64_t vs, int64_t d0, __mmask16 m, const float* p, int64_t j, int64_t o) {
+  return _mm512_fmadd_ps(vload(v, vs, d0, m, j), _mm512_set1_ps(p[j]), _mm512_mul_ps(vload(v, vs, d0, m, o), _mm512_set1_ps(p[o])));
+}
+
+}  // namespace
+
+PTE_AVX512 void blas_gemv1_value_avx512(const float* v, int64_t vs, const float* p, int64_t L, int64_t D, float* out) {
+  for (int64_t d0 = 0; d0 < D; d0 += 16) {
+    const __mmask16 m = first_n(D - d0);
+    __m512 acc = _mm512_setzero_ps();
+    int64_t j = 0;
+    if (L >= 8) {
+      acc = _mm512_add_ps(_mm512_add_ps(vpair(v, vs, d0, m, p, 0, 2), vpair(v, vs, d0, m, p, 1, 3)),
+                          _mm512_add_ps(vpair(v, vs, d0, m, p, 4, 6), vpair(v, vs, d0, m, p, 5, 7)));
+      for (j = 8; j + 8 <= L; j += 8) {
+        __m512 x = _mm512_fmadd_ps(vload(v, vs, d0, m, j + 6), _mm512_set1_ps(p[j + 6]), acc);
+        x = _mm512_fmadd_ps(vload(v, vs, d0, m, j + 4), _mm512_set1_ps(p[j + 4]), x);
+        x = _mm512_add_ps(x, vpair(v, vs, d0, m, p, j + 5, j + 7));
+        acc = _mm512_add_ps(x, _mm512_add_ps(vpair(v, vs, d0, m, p, j, j + 2), vpair(v, vs, d0, m, p, j + 1, j + 3)));
+      }
+    }
+    for (; j < L; ++j) acc = _mm512_fmadd_ps(vload(v, vs, d0, m, j), _mm512_set1_ps(p[j]), acc);
+    _mm512_mask_storeu_ps(out + d0, m, acc);
+  }
+}
+
+}  // namespace pte

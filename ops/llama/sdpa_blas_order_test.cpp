@@ -1,0 +1,114 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "ops/llama/sdpa_blas_order.h"
+
+// The summation orders of sdpa_blas_order.h. Probes as MKL was probed (see
+// scripts/mkl_gemv_order.py --tree): ones everywhere but +2^100 at a and -2^100 at b;
+// the result counts the ones outside the smallest partial sum holding both. The
+// expected counts are MKL's (2024.2, AVX-512, one thread); the scalar and AVX-512 forms
+// must agree with them and with each other bit for bit. Bit equality with the official
+// runtime end to end: the llama_custom_sdpa conformance fixture.
+
+namespace {
+
+constexpr float kBig = 1.2676506e30f;  // 2^100
+
+float probe_dot(bool simd, int64_t k, int64_t col, int64_t ncols, int64_t a, int64_t b) {
+  std::vector<float> kr(k, 1.f), q(k, 1.f);
+  kr[a] = kBig;
+  kr[b] = -kBig;
+  return simd ? pte::blas_gemv1_dot_avx512(kr.data(), q.data(), k, col, ncols)
+              : pte::blas_gemv1_dot(kr.data(), q.data(), k, col, ncols);
+}
+
+float probe_value(bool simd, int64_t L, int64_t a, int64_t b) {
+  const int64_t D = 16;
+  std::vector<float> v(L * D, 1.f), p(L, 1.f), out(D);
+  for (int64_t d = 0; d < D; ++d) v[a * D + d] = kBig, v[b * D + d] = -kBig;
+  if (simd)
+    pte::blas_gemv1_value_avx512(v.data(), D, p.data(), L, D, out.data());
+  else
+    pte::blas_gemv1_value(v.data(), D, p.data(), L, D, out.data());
+  for (int64_t d = 1; d < D; ++d) REQUIRE(out[d] == out[0]);
+  return out[0];
+}
+
+std::vector<bool> forms() {
+  if (__builtin_cpu_supports("avx512f")) return {false, true};
+  return {false};
+}
+
+}  // namespace
+
+TEST_CASE("sdpa_blas_order: q.k^T summation trees of MKL's one-row kernels") {
+  for (bool simd : forms()) {
+    CAPTURE(simd);
+    // head dim 64, a key in a group of four: x_0 opens lane 0, 1..48 in three vectors,
+    // then the 15 left (49..63) with the sum so far in lane 0
+    CHECK(probe_dot(simd, 64, 0, 4, 1, 17) == 61.f);   // lane 0: {0, 1, 17}
+    CHECK(probe_dot(simd, 64, 2, 5, 0, 49) == 14.f);   // {0..48} + 49
+    CHECK(probe_dot(simd, 64, 3, 8, 50, 58) == 62.f);  // tail lanes 1 and 9 meet first
+    CHECK(probe_dot(simd, 64, 0, 4, 2, 49) == 14.f);
+    // a key left over alone (the 5th of 5): x_0 last, after the 16-lane reduction
+    CHECK(probe_dot(simd, 64, 4, 5, 0, 1) == 0.f);
+    CHECK(probe_dot(simd, 64, 4, 5, 1, 9) == 56.f);    // lanes 0 and 8: 4 + 4 products
+    // head dim 128, alone: two vectors over pairs of vectors (1, 33, 65 | 17, 49, 81)
+    CHECK(probe_dot(simd, 128, 0, 1, 1, 33) == 126.f);
+    CHECK(probe_dot(simd, 128, 0, 1, 1, 17) == 122.f);  // {1,33,65} + {17,49,81}
+    CHECK(probe_dot(simd, 128, 2, 3, 1, 97) == 121.f);  // + 97
+    // the second key of a pair: one vector (1, 17, 33, ...)
+    CHECK(probe_dot(simd, 128, 1, 2, 1, 33) == 125.f);
+    CHECK(probe_dot(simd, 128, 5, 7, 1, 17) == 126.f);
+  }
+}
+
+TEST_CASE("sdpa_blas_order: p.V summation trees of MKL's one-row kernel") {
+  for (bool simd : forms()) {
+    CAPTURE(simd);
+    CHECK(probe_value(simd, 16, 0, 2) == 14.f);
+    CHECK(probe_value(simd, 16, 0, 1) == 12.f);   // (0,2) + (1,3)
+    CHECK(probe_value(simd, 16, 0, 14) == 7.f);   // the first eight, then 14
+    CHECK(probe_value(simd, 16, 0, 12) == 6.f);   // ... then 12
+    CHECK(probe_value(simd, 16, 13, 15) == 14.f);
+    CHECK(probe_value(simd, 16, 8, 14) == 0.f);
+    CHECK(probe_value(simd, 17, 0, 16) == 0.f);   // the key left over comes last
+    CHECK(probe_value(simd, 5, 1, 2) == 2.f);     // under eight keys: a chain ({0, 1, 2})
+  }
+}
+
+TEST_CASE("sdpa_blas_order: AVX-512 forms equal the scalar forms bit for bit") {
+  if (!__builtin_cpu_supports("avx512f")) return;
+  std::mt19937 g(5);
+  std::normal_distribution<float> n;
+  int checked = 0;
+  for (int64_t k : {1, 7, 8, 16, 17, 31, 32, 33, 48, 64, 80, 100, 128, 256}) {
+    for (int64_t ncols : {1, 2, 3, 4, 5, 6, 7, 9, 13, 40}) {
+      std::vector<float> K(static_cast<size_t>(k * ncols)), q(k);
+      for (auto& x : K) x = n(g);
+      for (auto& x : q) x = n(g);
+      for (int64_t j = 0; j < ncols; ++j) {
+        const float s = pte::blas_gemv1_dot(K.data() + j * k, q.data(), k, j, ncols);
+        const float v = pte::blas_gemv1_dot_avx512(K.data() + j * k, q.data(), k, j, ncols);
+        REQUIRE(std::isfinite(s));
+        CHECK(s == v);
+        ++checked;
+      }
+    }
+  }
+  for (int64_t D : {1, 5, 16, 20, 64, 128}) {
+    for (int64_t L : {1, 3, 7, 8, 9, 15, 16, 17, 33, 100}) {
+      std::vector<float> V(static_cast<size_t>(L * (D + 3))), p(L), a(D), b(D);
+      for (auto& x : V) x = n(g);
+      for (auto& x : p) x = std::fabs(n(g));
+      pte::blas_gemv1_value(V.data(), D + 3, p.data(), L, D, a.data());
+      pte::blas_gemv1_value_avx512(V.data(), D + 3, p.data(), L, D, b.data());
+      for (int64_t d = 0; d < D; ++d) CHECK(a[d] == b[d]);
+      ++checked;
+    }
+  }
+  CHECK(checked > 1000);
+}
