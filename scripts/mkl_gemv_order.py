@@ -8,6 +8,7 @@ It compiles sdpa_blas_order.cpp into a temporary shared library (g++, -ffp-contr
 then for random inputs compares
   - blas_gemv1_dot (scalar and AVX-512) with sgemm_('T', 'N', m, 1, k) (one query row's q.k^T),
   - blas_gemv1_value (scalar and AVX-512) with sgemm_('N', 'N', D, 1, L) (its p.V),
+  - blas_gemm2_dot (scalar and AVX-512) with sgemm_('T', 'N', m, 2, k) (two query rows),
 over head dims and key counts where MKL runs on one thread (torch.set_num_threads(1)).
 --tree K prints MKL's summation tree of q.k^T for head dim K (each key kernel), found by
 placing +2^100 / -2^100 at two positions among ones: the result counts the ones outside
@@ -60,7 +61,11 @@ def build_ours(tmp):
                     str(ROOT / "ops/llama/sdpa_blas_order.cpp"), "-o", str(so)], check=True)
     lib = ctypes.CDLL(str(so))
     L = ctypes.c_int64
-    dots, vals = {}, {}
+    dots, vals, dots2 = {}, {}, {}
+    for name, sym in [("scalar", "_ZN3pte14blas_gemm2_dotEPKfS1_l"), ("avx512", "_ZN3pte21blas_gemm2_dot_avx512EPKfS1_l")]:
+        f = getattr(lib, sym)
+        f.restype, f.argtypes = ctypes.c_float, [ctypes.c_void_p, ctypes.c_void_p, L]
+        dots2[name] = f
     for name, sym in [("scalar", "_ZN3pte14blas_gemv1_dotEPKfS1_lll"), ("avx512", "_ZN3pte21blas_gemv1_dot_avx512EPKfS1_lll")]:
         f = getattr(lib, sym)
         f.restype, f.argtypes = ctypes.c_float, [ctypes.c_void_p, ctypes.c_void_p, L, L, L]
@@ -69,11 +74,25 @@ def build_ours(tmp):
         f = getattr(lib, sym)
         f.argtypes = [ctypes.c_void_p, L, ctypes.c_void_p, L, L, ctypes.c_void_p]
         vals[name] = f
-    return lib, dots, vals
+    return lib, dots, vals, dots2
 
 
-def check(rng, dots, vals):
+def check(rng, dots, vals, dots2):
     bad = 0
+    for k in [48, 64, 96, 128]:
+        for m in [2, 3, 4, 5, 9, 17, 34, 60]:
+            lda = 3 * k
+            A = rng.standard_normal(lda * m + k).astype(F32)
+            q = rng.standard_normal(2 * k).astype(F32)
+            ref = np.zeros(2 * m, F32)
+            sgemm(b"T", b"N", m, 2, k, A, lda, q, k, ref, m)
+            for name, f in dots2.items():
+                ours = np.array([f(A.ctypes.data + 4 * j * lda, q.ctypes.data + 4 * c * k, k) for c in range(2)
+                                 for j in range(m)], F32)
+                w = int((ours != ref).sum())
+                if w:
+                    print(f"q.k^T two rows {name}: head dim {k}, {m} keys: {w} scores differ")
+                bad += w
     for k in [8, 16, 17, 32, 33, 48, 64, 80, 96, 128]:
         for m in [1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 30, 63, 64, 65, 90]:
             lda = 3 * k
@@ -145,8 +164,8 @@ def main():
         tree(args.tree)
         return 0
     with tempfile.TemporaryDirectory() as tmp:
-        _, dots, vals = build_ours(tmp)
-        bad = check(np.random.default_rng(0), dots, vals)
+        _, dots, vals, dots2 = build_ours(tmp)
+        bad = check(np.random.default_rng(0), dots, vals, dots2)
     print("all equal to MKL" if bad == 0 else f"{bad} values differ from MKL")
     return 0 if bad == 0 else 1
 

@@ -47,7 +47,7 @@ const char* kDataDir = "fixtures/data/";
 bool bit_exact_with_et(const std::string& name, const std::string& label) {
   if (name == "qlinear_8da4w_xnnpack" || name == "qlinear_8da8w_xnnpack") return true;
   if (name == "qs8_cnn_xnnpack" || name == "qs8_mulcat_xnnpack") return true;  // static int8: XNNPACK's requantization (exec_qs8.h)
-  if (name == "llama_custom_sdpa") return true;  // MKL's orders in the official kernel (ops/llama/sdpa_blas_order.h)
+  if (name == "llama_custom_sdpa" || name == "llama_custom_sdpa_2row") return true;  // MKL's orders in the official kernel (ops/llama/sdpa_blas_order.h)
   return name == "xnode_misc_f32_xnnpack" && (label == " sin_cos" || label == " square_rsqrt");
 }
 

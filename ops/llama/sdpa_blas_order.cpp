@@ -5,6 +5,7 @@
 // GCC 12 flags the _mm512_undefined_* inside its own cast intrinsics (a false positive).
 #if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
 #include <immintrin.h>
@@ -59,6 +60,14 @@ float blas_gemv1_dot(const float* kr, const float* q, int64_t k, int64_t col, in
   return kr[0] * q[0] + t;
 }
 
+float blas_gemm2_dot(const float* kr, const float* q, int64_t k) {
+  float v[16] = {};
+  for (int64_t e = 0; e < k; ++e) v[e % 16] = std::fma(kr[e], q[e], v[e % 16]);
+  float s[4];
+  for (int r = 0; r < 4; ++r) s[r] = ((v[r] + v[r + 4]) + v[r + 8]) + v[r + 12];
+  return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
 void blas_gemv1_value(const float* v, int64_t vs, const float* p, int64_t L, int64_t D, float* out) {
   for (int64_t d = 0; d < D; ++d) {
     auto y = [&](int64_t j) { return v[j * vs + d]; };
@@ -100,6 +109,18 @@ PTE_AVX512 inline __mmask16 first_n(int64_t n) {
 }
 
 }  // namespace
+
+PTE_AVX512 float blas_gemm2_dot_avx512(const float* kr, const float* q, int64_t k) {
+  __m512 v = _mm512_setzero_ps();
+  for (int64_t e = 0; e < k; e += 16) v = _mm512_fmadd_ps(_mm512_loadu_ps(kr + e), _mm512_loadu_ps(q + e), v);
+  const __m256 lo = _mm512_castps512_ps256(v);
+  const __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
+  const __m128 c0 = _mm256_castps256_ps128(lo), c1 = _mm256_extractf128_ps(lo, 1);
+  const __m128 c2 = _mm256_castps256_ps128(hi), c3 = _mm256_extractf128_ps(hi, 1);
+  const __m128 s = _mm_add_ps(_mm_add_ps(_mm_add_ps(c0, c1), c2), c3);
+  const __m128 h = _mm_hadd_ps(s, s);  // (s0 + s1, s2 + s3, ...)
+  return _mm_cvtss_f32(_mm_add_ss(h, _mm_shuffle_ps(h, h, 1)));
+}
 
 PTE_AVX512 float blas_gemv1_dot_avx512(const float* kr, const float* q, int64_t k, int64_t col, int64_t ncols) {
   if (k <= 0) return 0.f;

@@ -29,6 +29,10 @@
 //   fused onto b's rounded product); each next eight (base j): acc = fma(y6, acc),
 //   fma(y4, acc), + fma(y5, y7), + (fma(y0, y2) + fma(y1, y3)); then the keys left over
 //   by FMA in order. (Fewer than eight keys: an FMA chain.)
+// q.k^T, two query rows (the last block of a prefill of 32n + 2): sgemm('T', 'N', m, 2, k).
+//   For head dims of 48 or more that are multiples of 16: 16 lanes (lane i takes x_i,
+//   x_(i+16), ... by FMA), then s_r = ((v_r + v_r+4) + v_r+8) + v_r+12 and
+//   out = (s_0 + s_1) + (s_2 + s_3). (Up to 32: the in-order FMA chain, as for more rows.)
 // Valid while MKL runs these on one thread: it splits the columns (q.k^T; from about
 // 128 keys at head dim 64) or the outputs (p.V; from about 119 keys at head dim 64)
 // over its OpenMP threads, which moves some keys to other kernels; past that the
@@ -43,7 +47,12 @@ float blas_gemv1_dot(const float* kr, const float* q, int64_t k, int64_t col, in
 // The value sum for D outputs over L keys: out[d] = sum_j v[j * v_stride + d] * p[j].
 void blas_gemv1_value(const float* v, int64_t v_stride, const float* p, int64_t L, int64_t D, float* out);
 
+// One score of a two-row block; only for k % 16 == 0 and k >= 48 (blas_gemm2_applies).
+inline bool blas_gemm2_applies(int64_t k) { return k >= 48 && k % 16 == 0; }
+float blas_gemm2_dot(const float* kr, const float* q, int64_t k);
+
 // The same with AVX-512F (bit-equal to the above; callers check the CPU).
+float blas_gemm2_dot_avx512(const float* kr, const float* q, int64_t k);
 float blas_gemv1_dot_avx512(const float* kr, const float* q, int64_t k, int64_t col, int64_t ncols);
 void blas_gemv1_value_avx512(const float* v, int64_t v_stride, const float* p, int64_t L, int64_t D, float* out);
 

@@ -80,6 +80,25 @@ TEST_CASE("sdpa_blas_order: p.V summation trees of MKL's one-row kernel") {
   }
 }
 
+static float probe_dot2(bool simd, int64_t k, int64_t a, int64_t b) {
+  std::vector<float> kr(k, 1.f), q(k, 1.f);
+  kr[a] = kBig;
+  kr[b] = -kBig;
+  return simd ? pte::blas_gemm2_dot_avx512(kr.data(), q.data(), k) : pte::blas_gemm2_dot(kr.data(), q.data(), k);
+}
+
+TEST_CASE("sdpa_blas_order: q.k^T summation tree of MKL's two-row kernel") {
+  for (bool simd : forms()) {
+    CAPTURE(simd);
+    CHECK(probe_dot2(simd, 64, 0, 16) == 62.f);  // lane 0 in order: {0, 16}
+    CHECK(probe_dot2(simd, 64, 0, 4) == 56.f);   // lanes 0 and 4 first: 4 + 4
+    CHECK(probe_dot2(simd, 64, 0, 8) == 52.f);   // ... then lane 8
+    CHECK(probe_dot2(simd, 64, 0, 1) == 32.f);   // (s0 + s1)
+    CHECK(probe_dot2(simd, 64, 0, 2) == 0.f);
+    CHECK(probe_dot2(simd, 128, 3, 7) == 112.f);
+  }
+}
+
 TEST_CASE("sdpa_blas_order: AVX-512 forms equal the scalar forms bit for bit") {
   if (!__builtin_cpu_supports("avx512f")) return;
   std::mt19937 g(5);
@@ -107,6 +126,15 @@ TEST_CASE("sdpa_blas_order: AVX-512 forms equal the scalar forms bit for bit") {
       pte::blas_gemv1_value(V.data(), D + 3, p.data(), L, D, a.data());
       pte::blas_gemv1_value_avx512(V.data(), D + 3, p.data(), L, D, b.data());
       for (int64_t d = 0; d < D; ++d) CHECK(a[d] == b[d]);
+      ++checked;
+    }
+  }
+  for (int64_t k : {48, 64, 96, 128, 256}) {
+    std::vector<float> K(static_cast<size_t>(k)), q(k);
+    for (int rep = 0; rep < 50; ++rep) {
+      for (auto& x : K) x = n(g);
+      for (auto& x : q) x = n(g);
+      CHECK(pte::blas_gemm2_dot(K.data(), q.data(), k) == pte::blas_gemm2_dot_avx512(K.data(), q.data(), k));
       ++checked;
     }
   }

@@ -118,7 +118,7 @@ inline void softmax_block(float* sc, int64_t nb, float bmax, bool rescale, float
 // Its two matrix products run through the BLAS sgemm it was built with (MKL in the
 // Python package), whose kernel, for three or more query rows, keeps one accumulator
 // per output and adds each product with a fused multiply-add in order of the inner
-// index. One row: sdpa_blas_order.h. (Two rows: another MKL order, not reproduced.)
+// index. One or two rows: sdpa_blas_order.h.
 inline float dot_fma(const float* a, const float* b, int64_t n) {
   float acc = 0.f;
   for (int64_t i = 0; i < n; ++i) acc = std::fma(a[i], b[i], acc);
@@ -126,11 +126,11 @@ inline float dot_fma(const float* a, const float* b, int64_t n) {
 }
 
 // The official kernel splits the query rows in blocks of 32 (64 from 192 rows, 256 from
-// 768); a block of one row (a decode step, or the last row of a prefill of 32n + 1)
-// takes BLAS's matrix-vector orders (sdpa_blas_order.h).
-inline bool sdpa_one_row_block(int64_t S, int64_t s) {
+// 768); a block of one row (a decode step, or the last row of a prefill of 32n + 1) or
+// of two rows takes other BLAS orders (sdpa_blas_order.h). Rows in row s's block:
+inline int64_t sdpa_q_block_rows(int64_t S, int64_t s) {
   const int64_t split = S >= 768 ? 256 : S >= 192 ? 64 : 32;
-  return std::min(split, S - s / split * split) == 1;
+  return std::min(split, S - s / split * split);
 }
 
 inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
@@ -145,7 +145,8 @@ inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
   const float* kb = k.ptr<float>() + b * k.strides[0] + hk * k.strides[2];
   const float* vb = v.ptr<float>() + b * v.strides[0] + hk * v.strides[2];
   const int64_t pos = a.start_pos + s;
-  const bool one = sdpa_one_row_block(S, s);
+  const int64_t qrows = sdpa_q_block_rows(S, s);
+  const bool one = qrows == 1, two = qrows == 2 && blas_gemm2_applies(D);
   const float ninf = -std::numeric_limits<float>::infinity();
   float qv[kMaxHeadDim], kv[kMaxHeadDim], dst[kMaxHeadDim], blk[kMaxHeadDim], sc[kKeyBlock];
   for (int64_t d = 0; d < D; ++d) qv[d] = qp[d * q.strides[3]], dst[d] = 0.f;
@@ -166,7 +167,7 @@ inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
           for (int64_t d = 0; d < D; ++d) kv[d] = kp[d * k.strides[3]];
           kr = kv;
         }
-        x = one ? blas_gemv1_dot(kr, qv, D, j, nb) : dot_fma(kr, qv, D);
+        x = one ? blas_gemv1_dot(kr, qv, D, j, nb) : two ? blas_gemm2_dot(kr, qv, D) : dot_fma(kr, qv, D);
       }
       x = x * a.scale;
       if (mrow) x = x + mrow[(n + j) * a.mask->strides[1]];
@@ -208,8 +209,9 @@ __attribute__((target("avx512f"))) void sdpa_row_f32_avx512(void* p, size_t row)
   const int64_t h = static_cast<int64_t>(row) / S % Hq;
   const int64_t b = static_cast<int64_t>(row) / S / Hq;
   const int64_t hk = h / job.reps;
-  const bool one = sdpa_one_row_block(S, s);
-  if (one && kd != 1) {
+  const int64_t qrows = sdpa_q_block_rows(S, s);
+  const bool one = qrows == 1, two = qrows == 2 && blas_gemm2_applies(D);
+  if ((one || two) && kd != 1) {
     sdpa_row_f32_body(job, row);
     return;
   }
@@ -231,8 +233,10 @@ __attribute__((target("avx512f"))) void sdpa_row_f32_avx512(void* p, size_t row)
     const int64_t live = a.causal ? std::min(nb, pos - n + 1) : nb;
     if (one) {
       for (int64_t j = 0; j < live; ++j) sc[j] = blas_gemv1_dot_avx512(kb + (n + j) * ks, qv, D, j, nb);
+    } else if (two) {
+      for (int64_t j = 0; j < live; ++j) sc[j] = blas_gemm2_dot_avx512(kb + (n + j) * ks, qv, D);
     }
-    for (int64_t j0 = 0; !one && j0 < live; j0 += 16) {
+    for (int64_t j0 = 0; !one && !two && j0 < live; j0 += 16) {
       const int64_t cnt = std::min<int64_t>(16, live - j0);
       const __mmask16 m = static_cast<__mmask16>((1u << cnt) - 1);
       const float* base = kb + (n + j0) * ks;
