@@ -133,6 +133,19 @@ inline int64_t sdpa_q_block_rows(int64_t S, int64_t s) {
   return std::min(split, S - s / split * split);
 }
 
+// sdpa_blas_order.h's functions, AVX-512 forms where the CPU has it (bit-equal).
+struct BlasOrder {
+  float (*dot1)(const float*, const float*, int64_t, int64_t, int64_t);
+  float (*dot2)(const float*, const float*, int64_t);
+  void (*value1)(const float*, int64_t, const float*, int64_t, int64_t, float*);
+};
+inline const BlasOrder& blas_order() {
+  static const BlasOrder scalar{blas_gemv1_dot, blas_gemm2_dot, blas_gemv1_value};
+  static const BlasOrder simd{blas_gemv1_dot_avx512, blas_gemm2_dot_avx512, blas_gemv1_value_avx512};
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  return avx512 ? simd : scalar;
+}
+
 inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
   const SdpaArgs& a = *job.a;
   const int64_t S = job.S, Hq = job.Hq, D = job.D;
@@ -147,6 +160,7 @@ inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
   const int64_t pos = a.start_pos + s;
   const int64_t qrows = sdpa_q_block_rows(S, s);
   const bool one = qrows == 1, two = qrows == 2 && blas_gemm2_applies(D);
+  const BlasOrder& blas = blas_order();
   const float ninf = -std::numeric_limits<float>::infinity();
   float qv[kMaxHeadDim], kv[kMaxHeadDim], dst[kMaxHeadDim], blk[kMaxHeadDim], sc[kKeyBlock];
   for (int64_t d = 0; d < D; ++d) qv[d] = qp[d * q.strides[3]], dst[d] = 0.f;
@@ -167,7 +181,7 @@ inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
           for (int64_t d = 0; d < D; ++d) kv[d] = kp[d * k.strides[3]];
           kr = kv;
         }
-        x = one ? blas_gemv1_dot(kr, qv, D, j, nb) : two ? blas_gemm2_dot(kr, qv, D) : dot_fma(kr, qv, D);
+        x = one ? blas.dot1(kr, qv, D, j, nb) : two ? blas.dot2(kr, qv, D) : dot_fma(kr, qv, D);
       }
       x = x * a.scale;
       if (mrow) x = x + mrow[(n + j) * a.mask->strides[1]];
@@ -177,7 +191,7 @@ inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
     softmax_block(sc, nb, bmax, n > 0, dst, D, &run_max, &run_sum);
     for (int64_t d = 0; d < D; ++d) blk[d] = 0.f;
     if (one && v.strides[3] == 1) {
-      blas_gemv1_value(vb + n * v.strides[1], v.strides[1], sc, nb, D, blk);
+      blas.value1(vb + n * v.strides[1], v.strides[1], sc, nb, D, blk);
     } else {
       for (int64_t j = 0; j < nb; ++j) {
         const float* vp = vb + (n + j) * v.strides[1];
@@ -209,9 +223,7 @@ __attribute__((target("avx512f"))) void sdpa_row_f32_avx512(void* p, size_t row)
   const int64_t h = static_cast<int64_t>(row) / S % Hq;
   const int64_t b = static_cast<int64_t>(row) / S / Hq;
   const int64_t hk = h / job.reps;
-  const int64_t qrows = sdpa_q_block_rows(S, s);
-  const bool one = qrows == 1, two = qrows == 2 && blas_gemm2_applies(D);
-  if ((one || two) && kd != 1) {
+  if (sdpa_q_block_rows(S, s) <= 2) {  // BLAS's small-block orders: the body (their AVX-512 forms)
     sdpa_row_f32_body(job, row);
     return;
   }
@@ -231,12 +243,7 @@ __attribute__((target("avx512f"))) void sdpa_row_f32_avx512(void* p, size_t row)
     if (a.causal && n > pos) break;
     // keys this query may see in the block: [0, live)
     const int64_t live = a.causal ? std::min(nb, pos - n + 1) : nb;
-    if (one) {
-      for (int64_t j = 0; j < live; ++j) sc[j] = blas_gemv1_dot_avx512(kb + (n + j) * ks, qv, D, j, nb);
-    } else if (two) {
-      for (int64_t j = 0; j < live; ++j) sc[j] = blas_gemm2_dot_avx512(kb + (n + j) * ks, qv, D);
-    }
-    for (int64_t j0 = 0; !one && !two && j0 < live; j0 += 16) {
+    for (int64_t j0 = 0; j0 < live; j0 += 16) {
       const int64_t cnt = std::min<int64_t>(16, live - j0);
       const __mmask16 m = static_cast<__mmask16>((1u << cnt) - 1);
       const float* base = kb + (n + j0) * ks;
@@ -256,12 +263,7 @@ __attribute__((target("avx512f"))) void sdpa_row_f32_avx512(void* p, size_t row)
       bmax = std::max(bmax, x);
     }
     softmax_block(sc, nb, bmax, n > 0, dst, D, &run_max, &run_sum);
-    if (one) {
-      alignas(64) float blk[kMaxHeadDim];
-      blas_gemv1_value_avx512(vb + n * v.strides[1], v.strides[1], sc, nb, D, blk);
-      for (int64_t d = 0; d < D; ++d) dst[d] = n == 0 ? blk[d] : dst[d] + blk[d];
-    }
-    for (int64_t d0 = 0; !one && d0 < D; d0 += 16) {
+    for (int64_t d0 = 0; d0 < D; d0 += 16) {
       const __mmask16 m = D - d0 >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (D - d0)) - 1);
       __m512 blk = _mm512_setzero_ps();
       // masked keys have weight 0: v * 0 adds +-0 and changes nothing (the cache is finite)
