@@ -105,7 +105,7 @@ def check(rng, dots, vals, dots2):
                 if w:
                     print(f"q.k^T {name}: head dim {k}, {m} keys: {w} scores differ")
                 bad += w
-    for D in [16, 32, 64, 128]:
+    for D in [3, 8, 16, 20, 24, 32, 40, 64, 128]:
         for L in [1, 2, 5, 7, 8, 9, 15, 16, 17, 24, 31, 33, 60, 90]:
             ldv = 3 * D
             V = rng.standard_normal(ldv * L + D).astype(F32)

@@ -69,7 +69,13 @@ float blas_gemm2_dot(const float* kr, const float* q, int64_t k) {
 }
 
 void blas_gemv1_value(const float* v, int64_t vs, const float* p, int64_t L, int64_t D, float* out) {
-  for (int64_t d = 0; d < D; ++d) {
+  const int64_t D16 = D / 16 * 16;
+  for (int64_t d = D16; d < D; ++d) {  // rows past the last 16: an FMA chain in key order
+    float acc = 0.f;
+    for (int64_t j = 0; j < L; ++j) acc = std::fma(v[j * vs + d], p[j], acc);
+    out[d] = acc;
+  }
+  for (int64_t d = 0; d < D16; ++d) {
     auto y = [&](int64_t j) { return v[j * vs + d]; };
     auto pr = [&](int64_t j, int64_t o) { return std::fma(y(j), p[j], y(o) * p[o]); };  // fma onto o's rounded product
     float acc = 0.f;
@@ -178,7 +184,14 @@ PTE_AVX512 inline __m512 vpair(const float* v, int64_t vs, int64_t d0, __mmask16
 }  // namespace
 
 PTE_AVX512 void blas_gemv1_value_avx512(const float* v, int64_t vs, const float* p, int64_t L, int64_t D, float* out) {
-  for (int64_t d0 = 0; d0 < D; d0 += 16) {
+  const int64_t D16 = D / 16 * 16;
+  if (D16 < D) {  // rows past the last 16: an FMA chain in key order
+    const __mmask16 m = first_n(D - D16);
+    __m512 acc = _mm512_setzero_ps();
+    for (int64_t j = 0; j < L; ++j) acc = _mm512_fmadd_ps(vload(v, vs, D16, m, j), _mm512_set1_ps(p[j]), acc);
+    _mm512_mask_storeu_ps(out + D16, m, acc);
+  }
+  for (int64_t d0 = 0; d0 < D16; d0 += 16) {
     const __mmask16 m = first_n(D - d0);
     __m512 acc = _mm512_setzero_ps();
     int64_t j = 0;

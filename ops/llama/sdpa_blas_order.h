@@ -28,15 +28,18 @@
 //   (fma(y0, y2) + fma(y1, y3)) + (fma(y4, y6) + fma(y5, y7)) (fma(a, b) = a's product
 //   fused onto b's rounded product); each next eight (base j): acc = fma(y6, acc),
 //   fma(y4, acc), + fma(y5, y7), + (fma(y0, y2) + fma(y1, y3)); then the keys left over
-//   by FMA in order. (Fewer than eight keys: an FMA chain.)
+//   by FMA in order. (Fewer than eight keys: an FMA chain.) The D mod 16 outputs past the
+//   last group of 16: an FMA chain in key order.
 // q.k^T, two query rows (the last block of a prefill of 32n + 2): sgemm('T', 'N', m, 2, k).
 //   For head dims of 48 or more that are multiples of 16: 16 lanes (lane i takes x_i,
 //   x_(i+16), ... by FMA), then s_r = ((v_r + v_r+4) + v_r+8) + v_r+12 and
 //   out = (s_0 + s_1) + (s_2 + s_3). (Up to 32: the in-order FMA chain, as for more rows.)
-// Valid while MKL runs these on one thread: it splits the columns (q.k^T; from about
-// 128 keys at head dim 64) or the outputs (p.V; from about 119 keys at head dim 64)
-// over its OpenMP threads, which moves some keys to other kernels; past that the
-// results may differ from the official runtime's in the last bits.
+// Valid while MKL runs these on one thread (OMP_NUM_THREADS=1 / torch.set_num_threads(1),
+// as fixtures/make_fixtures.py records its references): with more threads it splits the
+// columns of q.k^T (from 128 keys at head dim 64, halves rounded up) and the outputs of
+// p.V (from 119 keys at head dim 64: rows 0..39 and 40..63 on two threads) over them,
+// which moves some keys / outputs to the other kernels above; past those sizes the
+// results may then differ from the official runtime's in the last bits.
 #pragma once
 #include <cstdint>
 
