@@ -3,6 +3,10 @@
 // the kernels in xnn_math_kernels.h.
 #include "interpreter/xnnpack/xnn_math.h"
 
+// g++ 12 warns -Wmaybe-uninitialized in its own avx512fintrin.h (_mm512_undefined_*).
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 #include <cmath>
@@ -208,6 +212,11 @@ template <bool Fused, bool Avx512Getexp>
 struct LaneOps {
   using V = float;
   static constexpr bool kFma = Fused;
+  static constexpr int kLanes = 1;  // map_kernel: one element at a time, never a tail
+  static float load(const float* p) { return *p; }
+  static void store(float* p, float v) { *p = v; }
+  static float load_tail(const float* p, int) { return *p; }
+  static void store_tail(float* p, float v, int) { *p = v; }
   static float c(float v) { return v; }
   static float bits(uint32_t u) { return bitsf(u); }
   static float add(float a, float b) { return a + b; }
@@ -246,21 +255,6 @@ struct LaneOps {
     }
   }
 };
-
-template <class S>
-void emulate(Fn f, const float* x, float* y, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    const float v = x[i];
-    switch (f) {
-      case Fn::kExp: y[i] = exp_kernel<S>(v); break;
-      case Fn::kTanh: y[i] = tanh_kernel<S>(v); break;
-      case Fn::kGelu: y[i] = gelu_kernel<S>(v); break;
-      case Fn::kLog: y[i] = log_kernel<S>(v); break;
-      case Fn::kHardswish: y[i] = hardswish_kernel<S>(v); break;
-      case Fn::kSigmoid: y[i] = sigmoid_p5_kernel<S>(v); break;
-    }
-  }
-}
 
 // XNNPACK's AVX-512F sigmoid (rr2_lut32_p2_perm2_scalef_div), one lane.
 void sigmoid_avx512_emulated(const float* x, float* y, int64_t n) {
@@ -366,14 +360,14 @@ void unary_f32_emulated(Fn f, Isa i, const float* x, float* y, int64_t n) {
   DenormalsOff daz;
   if (f == Fn::kSigmoid) {
     if (i == Isa::kAvx512) return sigmoid_avx512_emulated(x, y, n);
-    if (i == Isa::kAvx2Fma) return emulate<LaneOps<true, false>>(f, x, y, n);
+    if (i == Isa::kAvx2Fma) return unary_kernel<LaneOps<true, false>>(f, x, y, n);
     return sigmoid_f32_scalar(x, y, n);  // not reproduced
   }
   switch (i) {
-    case Isa::kAvx512: return emulate<LaneOps<true, true>>(f, x, y, n);
-    case Isa::kAvx2Fma: return emulate<LaneOps<true, false>>(f, x, y, n);
+    case Isa::kAvx512: return unary_kernel<LaneOps<true, true>>(f, x, y, n);
+    case Isa::kAvx2Fma: return unary_kernel<LaneOps<true, false>>(f, x, y, n);
     case Isa::kAvx:
-    case Isa::kSse2: return emulate<LaneOps<false, false>>(f, x, y, n);
+    case Isa::kSse2: return unary_kernel<LaneOps<false, false>>(f, x, y, n);
   }
 }
 

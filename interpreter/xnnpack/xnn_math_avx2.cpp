@@ -24,6 +24,23 @@ namespace {
 struct Avx2Ops {
   using V = __m256;
   static constexpr bool kFma = true;
+  static constexpr int kLanes = 8;
+  static V load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
+  static V load_tail(const float* p, int k) {
+    float b[8] = {};
+    std::memcpy(b, p, static_cast<size_t>(k) * sizeof(float));
+    return _mm256_loadu_ps(b);
+  }
+  static void store_tail(float* p, V v, int k) {
+    float b[8];
+    _mm256_storeu_ps(b, v);
+    std::memcpy(p, b, static_cast<size_t>(k) * sizeof(float));
+  }
+  static V add_tail(V acc, V f, int k) {  // the kernel adds f AND the load mask
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    return _mm256_add_ps(acc, _mm256_and_ps(f, _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(k), lane))));
+  }
   static V c(float v) { return _mm256_set1_ps(v); }
   static V bits(uint32_t u) { return _mm256_castsi256_ps(_mm256_set1_epi32(static_cast<int32_t>(u))); }
   static V add(V a, V b) { return _mm256_add_ps(a, b); }
@@ -46,18 +63,6 @@ struct Avx2Ops {
   }
 };
 
-template <__m256 (*K)(__m256)>
-void run(const float* x, float* y, int64_t n) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, K(_mm256_loadu_ps(x + i)));
-  if (i < n) {
-    float bx[8] = {}, by[8];
-    std::memcpy(bx, x + i, static_cast<size_t>(n - i) * sizeof(float));
-    _mm256_storeu_ps(by, K(_mm256_loadu_ps(bx)));
-    std::memcpy(y + i, by, static_cast<size_t>(n - i) * sizeof(float));
-  }
-}
-
 }  // namespace
 }  // namespace pte::xnn
 
@@ -66,63 +71,10 @@ void run(const float* x, float* y, int64_t n) {
 namespace pte::xnn::isa {
 
 void unary_avx2(Fn f, const float* x, float* y, int64_t n) {
-  switch (f) {
-    case Fn::kExp: return run<exp_kernel<Avx2Ops>>(x, y, n);
-    case Fn::kTanh: return run<tanh_kernel<Avx2Ops>>(x, y, n);
-    case Fn::kGelu: return run<gelu_kernel<Avx2Ops>>(x, y, n);
-    case Fn::kLog: return run<log_kernel<Avx2Ops>>(x, y, n);
-    case Fn::kHardswish: return run<hardswish_kernel<Avx2Ops>>(x, y, n);
-    case Fn::kSigmoid: return run<sigmoid_p5_kernel<Avx2Ops>>(x, y, n);
-  }
+  unary_kernel<Avx2Ops>(f, x, y, n);
 }
 
-void softmax_avx2(const float* x, float* y, int64_t n) {
-  using S = Avx2Ops;
-  float mx = x[0];
-  for (int64_t i = 1; i < n; ++i) mx = x[i] > mx ? x[i] : mx;
-  const __m256 vmax = _mm256_set1_ps(mx);
-  __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
-  int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    const __m256 f0 = expminus_kernel<S>(_mm256_sub_ps(_mm256_loadu_ps(x + i), vmax));
-    const __m256 f1 = expminus_kernel<S>(_mm256_sub_ps(_mm256_loadu_ps(x + i + 8), vmax));
-    const __m256 f2 = expminus_kernel<S>(_mm256_sub_ps(_mm256_loadu_ps(x + i + 16), vmax));
-    const __m256 f3 = expminus_kernel<S>(_mm256_sub_ps(_mm256_loadu_ps(x + i + 24), vmax));
-    _mm256_storeu_ps(y + i, f0);
-    _mm256_storeu_ps(y + i + 8, f1);
-    _mm256_storeu_ps(y + i + 16, f2);
-    _mm256_storeu_ps(y + i + 24, f3);
-    acc0 = _mm256_add_ps(acc0, f0);
-    acc1 = _mm256_add_ps(acc1, f1);
-    acc0 = _mm256_add_ps(acc0, f2);
-    acc1 = _mm256_add_ps(acc1, f3);
-  }
-  __m256 acc = _mm256_add_ps(acc0, acc1);
-  for (; i + 8 <= n; i += 8) {
-    const __m256 f = expminus_kernel<S>(_mm256_sub_ps(_mm256_loadu_ps(x + i), vmax));
-    _mm256_storeu_ps(y + i, f);
-    acc = _mm256_add_ps(acc, f);
-  }
-  if (i < n) {
-    float bx[8] = {}, by[8];
-    const int r = static_cast<int>(n - i);
-    std::memcpy(bx, x + i, static_cast<size_t>(r) * sizeof(float));
-    __m256 f = expminus_kernel<S>(_mm256_sub_ps(_mm256_loadu_ps(bx), vmax));
-    _mm256_storeu_ps(by, f);
-    std::memcpy(y + i, by, static_cast<size_t>(r) * sizeof(float));
-    alignas(32) int32_t mask[8];
-    for (int l = 0; l < 8; ++l) mask[l] = l < r ? -1 : 0;
-    acc = _mm256_add_ps(acc, _mm256_and_ps(f, _mm256_castsi256_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(mask)))));
-  }
-  __m128 h = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
-  h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-  const float sum = _mm_cvtss_f32(_mm_add_ss(h, _mm_movehdup_ps(h)));
-  const __m256 scale = _mm256_set1_ps(1.0f / sum);
-  i = 0;
-  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_loadu_ps(y + i), scale));
-  const float s1 = 1.0f / sum;
-  for (; i < n; ++i) y[i] *= s1;
-}
+void softmax_avx2(const float* x, float* y, int64_t n) { softmax_kernel<Avx2Ops>(x, y, n); }
 
 }  // namespace pte::xnn::isa
 

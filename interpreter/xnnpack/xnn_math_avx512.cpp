@@ -22,9 +22,17 @@
 namespace pte::xnn {
 namespace {
 
+inline __mmask16 first(int k) { return static_cast<__mmask16>((1u << k) - 1); }
+
 struct Avx512Ops {
   using V = __m512;
   static constexpr bool kFma = true;
+  static constexpr int kLanes = 16;
+  static V load(const float* p) { return _mm512_loadu_ps(p); }
+  static void store(float* p, V v) { _mm512_storeu_ps(p, v); }
+  static V load_tail(const float* p, int k) { return _mm512_maskz_loadu_ps(first(k), p); }
+  static void store_tail(float* p, V v, int k) { _mm512_mask_storeu_ps(p, first(k), v); }
+  static V add_tail(V acc, V f, int k) { return _mm512_mask_add_ps(acc, first(k), acc, f); }
   static V c(float v) { return _mm512_set1_ps(v); }
   static V bits(uint32_t u) { return _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int32_t>(u))); }
   static V add(V a, V b) { return _mm512_add_ps(a, b); }
@@ -52,16 +60,6 @@ struct Avx512Ops {
   }
 };
 
-template <__m512 (*K)(__m512)>
-void run(const float* x, float* y, int64_t n) {
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, K(_mm512_loadu_ps(x + i)));
-  if (i < n) {
-    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1);
-    _mm512_mask_storeu_ps(y + i, m, K(_mm512_maskz_loadu_ps(m, x + i)));
-  }
-}
-
 }  // namespace
 }  // namespace pte::xnn
 
@@ -70,63 +68,11 @@ void run(const float* x, float* y, int64_t n) {
 namespace pte::xnn::isa {
 
 void unary_avx512(Fn f, const float* x, float* y, int64_t n) {
-  switch (f) {
-    case Fn::kExp: return run<exp_kernel<Avx512Ops>>(x, y, n);
-    case Fn::kTanh: return run<tanh_kernel<Avx512Ops>>(x, y, n);
-    case Fn::kGelu: return run<gelu_kernel<Avx512Ops>>(x, y, n);
-    case Fn::kLog: return run<log_kernel<Avx512Ops>>(x, y, n);
-    case Fn::kHardswish: return run<hardswish_kernel<Avx512Ops>>(x, y, n);
-    case Fn::kSigmoid: return run<sigmoid_p5_kernel<Avx512Ops>>(x, y, n);  // not XNNPACK's AVX-512 choice
-  }
+  // sigmoid: the AVX2 kernel, not XNNPACK's AVX-512 choice (xnn_math.cpp)
+  unary_kernel<Avx512Ops>(f, x, y, n);
 }
 
-void softmax_avx512(const float* x, float* y, int64_t n) {
-  using S = Avx512Ops;
-  float mx = x[0];
-  for (int64_t i = 1; i < n; ++i) mx = x[i] > mx ? x[i] : mx;
-  const __m512 vmax = _mm512_set1_ps(mx);
-  __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
-  int64_t i = 0;
-  for (; i + 64 <= n; i += 64) {
-    const __m512 f0 = expminus_kernel<S>(_mm512_sub_ps(_mm512_loadu_ps(x + i), vmax));
-    const __m512 f1 = expminus_kernel<S>(_mm512_sub_ps(_mm512_loadu_ps(x + i + 16), vmax));
-    const __m512 f2 = expminus_kernel<S>(_mm512_sub_ps(_mm512_loadu_ps(x + i + 32), vmax));
-    const __m512 f3 = expminus_kernel<S>(_mm512_sub_ps(_mm512_loadu_ps(x + i + 48), vmax));
-    _mm512_storeu_ps(y + i, f0);
-    _mm512_storeu_ps(y + i + 16, f1);
-    _mm512_storeu_ps(y + i + 32, f2);
-    _mm512_storeu_ps(y + i + 48, f3);
-    acc0 = _mm512_add_ps(acc0, f0);
-    acc1 = _mm512_add_ps(acc1, f1);
-    acc0 = _mm512_add_ps(acc0, f2);
-    acc1 = _mm512_add_ps(acc1, f3);
-  }
-  __m512 acc = _mm512_add_ps(acc0, acc1);
-  for (; i + 16 <= n; i += 16) {
-    const __m512 f = expminus_kernel<S>(_mm512_sub_ps(_mm512_loadu_ps(x + i), vmax));
-    _mm512_storeu_ps(y + i, f);
-    acc = _mm512_add_ps(acc, f);
-  }
-  if (i < n) {
-    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1);
-    const __m512 f = expminus_kernel<S>(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + i), vmax));
-    _mm512_mask_storeu_ps(y + i, m, f);
-    acc = _mm512_mask_add_ps(acc, m, acc, f);
-  }
-  // halving tree: 16 -> 8 -> 4 -> 2 -> 1 (as _mm512_reduce_add_ps)
-  alignas(64) float h[16];
-  _mm512_store_ps(h, acc);
-  for (int w = 8; w >= 1; w /= 2)
-    for (int l = 0; l < w; ++l) h[l] = h[l] + h[l + w];
-  const float sum = h[0];
-  const __m512 scale = _mm512_set1_ps(1.0f / sum);
-  i = 0;
-  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_loadu_ps(y + i), scale));
-  if (i < n) {
-    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1);
-    _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, y + i), scale));
-  }
-}
+void softmax_avx512(const float* x, float* y, int64_t n) { softmax_kernel<Avx512Ops>(x, y, n); }
 
 }  // namespace pte::xnn::isa
 

@@ -17,8 +17,13 @@
 //                                     0, NaN for v < 0 (ISA-specific for denormals, inf)
 //   zero_if_lt(f, a, b)               f where !(a < b) (ordered), else +0
 //   blend_sign(if_neg, if_pos, x)     blendvps: if_neg where x has its sign bit set
+// and, for the loops (map_kernel, softmax_kernel; SIMD types only):
+//   kLanes; load(p), store(p, v); load_tail(p, k) (zeros past k), store_tail(p, v, k);
+//   add_tail(acc, f, k): acc + f in the first k lanes, acc elsewhere
 #pragma once
 #include <cstdint>
+
+#include "interpreter/xnnpack/xnn_math.h"
 
 namespace pte::xnn {
 namespace {
@@ -119,48 +124,110 @@ inline typename S::V log_kernel(typename S::V x) {
   return S::fmadd(e, S::c(0.69314718055994531f), S::div(p, q));
 }
 
-// --- sigmoid, XNNPACK's AVX2 kernel (rr1_p5_div): e = exp(-|x|) by one-constant ln2
-// reduction and a degree-5 polynomial, e / (e + 1), 0 below the denormal cutoff,
-// mirrored (1 - f) for x with a clear sign bit.
+// --- exp(z) for z <= 0 as the p5 kernels compute it: n = round(z / ln2) by the magic-bias
+// add (whose bits, shifted, are s = 2^n), t = z - n ln2 with one constant (Ln2Lo == 0) or
+// two, then s + (t s) p(t) with p of degree 5 in Horner form.
 template <class S>
-inline typename S::V sigmoid_p5_kernel(typename S::V x) {
+inline typename S::V exp_p5(typename S::V z, float minus_ln2_hi, float minus_ln2_lo) {
   using V = typename S::V;
   const V magic = S::c(0x1.8000FEp23f);  // 1.5 * 2^23 + 127: round and bias in one add
-  const V z = S::bor(x, S::bits(0x80000000u));
   V n = S::fmadd(z, S::c(0x1.715476p0f), magic);
   const V s = S::sll23(n);
   n = S::sub(n, magic);
-  V t = S::fmadd(n, S::c(-0x1.62E430p-1f), z);
+  V t = S::fmadd(n, S::c(minus_ln2_hi), z);
+  if (minus_ln2_lo != 0.0f) t = S::fmadd(n, S::c(minus_ln2_lo), t);
   V p = S::fmadd(S::c(0x1.0F9F9Cp-7f), t, S::c(0x1.573A1Ap-5f));
   p = S::fmadd(p, t, S::c(0x1.555A80p-3f));
   p = S::fmadd(p, t, S::c(0x1.FFFDC6p-2f));
   p = S::fmadd(p, t, S::c(0x1.FFFFF6p-1f));
   t = S::mul(t, s);
-  const V e = S::fmadd(t, p, s);
+  return S::fmadd(t, p, s);
+}
+
+// --- sigmoid, XNNPACK's AVX2 kernel (rr1_p5_div): e = exp(-|x|) (one-constant ln2),
+// e / (e + 1), 0 below the denormal cutoff, mirrored (1 - f) for x with a clear sign bit.
+template <class S>
+inline typename S::V sigmoid_p5_kernel(typename S::V x) {
+  using V = typename S::V;
+  const V z = S::bor(x, S::bits(0x80000000u));
+  const V e = exp_p5<S>(z, -0x1.62E430p-1f, 0.0f);
   const V one = S::c(1.0f);
   V f = S::div(e, S::add(e, one));
   f = S::zero_if_lt(f, z, S::c(-0x1.5D589Ep+6f));
   return S::blend_sign(f, S::sub(one, f), x);
 }
 
-// --- softmax's exp(x - max) (raddstoreexpminusmax rr2_p5): two-constant ln2 reduction,
-// degree-5 polynomial, s + (t s) p, 0 below the denormal cutoff. `x` is already x - max.
+// --- softmax's exp(x - max) (raddstoreexpminusmax rr2_p5): two-constant ln2, 0 below the
+// denormal cutoff. `x` is already x - max.
 template <class S>
 inline typename S::V expminus_kernel(typename S::V x) {
+  return S::zero_if_lt(exp_p5<S>(x, -0x1.62E400p-1f, -0x1.7F7D1Cp-20f), x, S::c(-0x1.5D589Ep6f));
+}
+
+// --- y = K(x) over n elements, full vectors then one tail.
+template <class S, typename S::V (*K)(typename S::V)>
+inline void map_kernel(const float* x, float* y, int64_t n) {
+  constexpr int W = S::kLanes;
+  int64_t i = 0;
+  for (; i + W <= n; i += W) S::store(y + i, K(S::load(x + i)));
+  if (i < n) S::store_tail(y + i, K(S::load_tail(x + i, static_cast<int>(n - i))), static_cast<int>(n - i));
+}
+
+// --- XNNPACK's softmax_nc_f32 on one row of n >= 1: max (rmax); exp(x - max) stored and
+// summed (raddstoreexpminusmax: blocks of 4 vectors into two accumulators, then single
+// vectors, then the tail, then a halving tree over the lanes); y *= 1 / sum (vmulc).
+template <class S>
+inline void softmax_kernel(const float* x, float* y, int64_t n) {
   using V = typename S::V;
-  const V magic = S::c(0x1.8000FEp23f);
-  V n = S::fmadd(x, S::c(0x1.715476p+0f), magic);
-  const V s = S::sll23(n);
-  n = S::sub(n, magic);
-  V t = S::fmadd(n, S::c(-0x1.62E400p-1f), x);
-  t = S::fmadd(n, S::c(-0x1.7F7D1Cp-20f), t);
-  V p = S::fmadd(S::c(0x1.0F9F9Cp-7f), t, S::c(0x1.573A1Ap-5f));
-  p = S::fmadd(p, t, S::c(0x1.555A80p-3f));
-  p = S::fmadd(p, t, S::c(0x1.FFFDC6p-2f));
-  p = S::fmadd(p, t, S::c(0x1.FFFFF6p-1f));
-  t = S::mul(t, s);
-  const V f = S::fmadd(t, p, s);
-  return S::zero_if_lt(f, x, S::c(-0x1.5D589Ep6f));
+  constexpr int W = S::kLanes;
+  float mx = x[0];
+  for (int64_t i = 1; i < n; ++i) mx = x[i] > mx ? x[i] : mx;
+  const V vmax = S::c(mx);
+  V acc0 = S::c(0.0f), acc1 = S::c(0.0f);
+  int64_t i = 0;
+  for (; i + 4 * W <= n; i += 4 * W) {
+    V f[4];
+    for (int b = 0; b < 4; ++b) {
+      f[b] = expminus_kernel<S>(S::sub(S::load(x + i + b * W), vmax));
+      S::store(y + i + b * W, f[b]);
+    }
+    acc0 = S::add(acc0, f[0]);
+    acc1 = S::add(acc1, f[1]);
+    acc0 = S::add(acc0, f[2]);
+    acc1 = S::add(acc1, f[3]);
+  }
+  V acc = S::add(acc0, acc1);
+  for (; i + W <= n; i += W) {
+    const V f = expminus_kernel<S>(S::sub(S::load(x + i), vmax));
+    S::store(y + i, f);
+    acc = S::add(acc, f);
+  }
+  if (i < n) {
+    const int k = static_cast<int>(n - i);
+    const V f = expminus_kernel<S>(S::sub(S::load_tail(x + i, k), vmax));
+    S::store_tail(y + i, f, k);
+    acc = S::add_tail(acc, f, k);
+  }
+  alignas(64) float h[W];
+  S::store(h, acc);
+  for (int w = W / 2; w >= 1; w /= 2)
+    for (int l = 0; l < w; ++l) h[l] = h[l] + h[l + w];
+  const V scale = S::c(1.0f / h[0]);
+  for (i = 0; i + W <= n; i += W) S::store(y + i, S::mul(S::load(y + i), scale));
+  if (i < n) S::store_tail(y + i, S::mul(S::load_tail(y + i, static_cast<int>(n - i)), scale), static_cast<int>(n - i));
+}
+
+// --- the elementwise Fn on an ISA's ops type.
+template <class S>
+inline void unary_kernel(Fn f, const float* x, float* y, int64_t n) {
+  switch (f) {
+    case Fn::kExp: return map_kernel<S, exp_kernel<S>>(x, y, n);
+    case Fn::kTanh: return map_kernel<S, tanh_kernel<S>>(x, y, n);
+    case Fn::kGelu: return map_kernel<S, gelu_kernel<S>>(x, y, n);
+    case Fn::kLog: return map_kernel<S, log_kernel<S>>(x, y, n);
+    case Fn::kHardswish: return map_kernel<S, hardswish_kernel<S>>(x, y, n);
+    case Fn::kSigmoid: return map_kernel<S, sigmoid_p5_kernel<S>>(x, y, n);
+  }
 }
 
 }  // namespace
