@@ -42,7 +42,7 @@ bool run_unary(State& s, const Node& n) {
     case Op::Abs: map(x, y, c, [](float v) { return std::fabs(v); }); break;
     case Op::Negate: map(x, y, c, [](float v) { return -v; }); break;
     case Op::Square: map(x, y, c, [](float v) { return v * v; }); break;
-    case Op::SquareRoot: map(x, y, c, [](float v) { return std::sqrt(v); }); break;
+    case Op::SquareRoot: sqrt_f32(x, y, c); break;  // XNNPACK's rsqrt estimate + Newton step, times x
     case Op::ReciprocalSquareRoot: rsqrt_f32(x, y, c); break;  // XNNPACK's estimate + Newton step
     case Op::Floor: map(x, y, c, [](float v) { return std::floor(v); }); break;
     case Op::Ceiling: map(x, y, c, [](float v) { return std::ceil(v); }); break;

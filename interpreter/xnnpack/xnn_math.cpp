@@ -63,6 +63,40 @@ __attribute__((target("avx"))) void rsqrt_avx(const float* x, float* y, int64_t 
   }
 }
 
+// sqrt as XNNPACK's vsqrt "rsqrt" kernels: x * r, r the estimate after the same Newton
+// step as above, zeroed for x == +-0 (so sqrt(+-0) = +-0; sqrt(inf) is NaN: inf * 0).
+__attribute__((target("avx512f"))) void sqrt_avx512f(const float* x, float* y, int64_t n) {
+  const __m512 one = _mm512_set1_ps(1.0f), half = _mm512_set1_ps(0.5f);
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m = n - i >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __m512 vx = _mm512_maskz_loadu_ps(m, x + i);
+    __m512 vy = _mm512_rsqrt14_ps(vx);
+    const __m512 t = _mm512_sub_ps(_mm512_mul_ps(vx, _mm512_mul_ps(vy, vy)), one);
+    vy = _mm512_sub_ps(vy, _mm512_mul_ps(t, _mm512_mul_ps(half, vy)));
+    vy = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(vx, _mm512_setzero_ps(), _CMP_NEQ_UQ), vy);
+    _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(vx, vy));
+  }
+}
+
+__attribute__((target("avx"))) void sqrt_avx(const float* x, float* y, int64_t n) {
+  const __m256 one = _mm256_set1_ps(1.0f), half = _mm256_set1_ps(0.5f);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 vx = _mm256_loadu_ps(x + i);
+    __m256 vy = _mm256_rsqrt_ps(vx);
+    const __m256 t = _mm256_sub_ps(_mm256_mul_ps(vx, _mm256_mul_ps(vy, vy)), one);
+    vy = _mm256_sub_ps(vy, _mm256_mul_ps(t, _mm256_mul_ps(half, vy)));
+    vy = _mm256_and_ps(_mm256_cmp_ps(vx, _mm256_setzero_ps(), _CMP_NEQ_UQ), vy);
+    _mm256_storeu_ps(y + i, _mm256_mul_ps(vx, vy));
+  }
+  if (i < n) {
+    float bx[8] = {1, 1, 1, 1, 1, 1, 1, 1}, by[8];
+    std::memcpy(bx, x + i, static_cast<size_t>(n - i) * sizeof(float));
+    sqrt_avx(bx, by, 8);
+    std::memcpy(y + i, by, static_cast<size_t>(n - i) * sizeof(float));
+  }
+}
+
 // 2^(i/32), i = 0..31, rounded to float.
 struct Exp2Table {
   float v[32];
@@ -180,6 +214,16 @@ void rsqrt_f32(const float* x, float* y, int64_t n) {
     rsqrt_avx(x, y, n);
   else
     rsqrt_f32_scalar(x, y, n);
+}
+
+void sqrt_f32(const float* x, float* y, int64_t n) {
+  DenormalsOff daz;
+  if (has_avx512f())
+    sqrt_avx512f(x, y, n);
+  else if (has_avx())
+    sqrt_avx(x, y, n);
+  else
+    for (int64_t i = 0; i < n; ++i) y[i] = std::sqrt(x[i]);  // XNNPACK's SSE2 kernel is not reproduced
 }
 
 void sigmoid_f32(const float* x, float* y, int64_t n) {

@@ -7,6 +7,8 @@
 //   rsqrt:   AVX-512F: rsqrt14 estimate + one Newton-Raphson step (y - (x*y*y - 1) * (y/2))
 //            AVX:      rsqrt (12-bit) estimate + the same step
 //            else:     1 / sqrt(x)
+//   sqrt:    x times the rsqrt above (without its +inf case), 0 for x == 0: XNNPACK's
+//            vsqrt "rsqrt" kernels (AVX-512F, AVX); else std::sqrt
 //   sigmoid: AVX-512F: exp(-|x|) from a 32-entry 2^(i/32) table and a degree-2
 //            polynomial (two-constant ln2 reduction), scaled by 2^n, then e / (e + 1),
 //            mirrored for x >= 0
@@ -47,6 +49,7 @@ class DenormalsOff {
 };
 
 void rsqrt_f32(const float* x, float* y, int64_t n);
+void sqrt_f32(const float* x, float* y, int64_t n);
 void sigmoid_f32(const float* x, float* y, int64_t n);
 void sin_f32(const float* x, float* y, int64_t n);
 void cos_f32(const float* x, float* y, int64_t n);

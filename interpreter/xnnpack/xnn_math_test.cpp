@@ -56,6 +56,28 @@ TEST_CASE("xnn_math: rsqrt within 1e-6 of 1/sqrt, inf -> 0, odd lengths") {
   }
 }
 
+TEST_CASE("xnn_math: sqrt (XNNPACK's rsqrt-based kernel) within 2 ulp, +-0 kept, odd lengths") {
+  std::vector<float> x = spread(1e-6f, 1e6f, 1003, 4);
+  for (int e = -40; e <= 40; ++e) x.push_back(std::ldexp(1.0f, e));
+  std::vector<float> y(x.size());
+  xnn::sqrt_f32(x.data(), y.data(), static_cast<int64_t>(x.size()));
+  double worst = 0;
+  for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::fabs(y[i] / std::sqrt(double(x[i])) - 1.0));
+  MESSAGE("sqrt worst relative error " << worst);
+  CHECK(worst < 2.5e-7);
+  CHECK(worst > 0);  // an approximation, not the correctly rounded sqrt
+  float sp[3] = {0.0f, -0.0f, 4.0f}, so[3];
+  xnn::sqrt_f32(sp, so, 3);
+  CHECK(so[0] == 0.0f);
+  CHECK(std::signbit(so[1]));
+  CHECK(so[2] == doctest::Approx(2.0f).epsilon(1e-6));
+  for (int n = 1; n <= 33; ++n) {
+    std::vector<float> yn(static_cast<size_t>(n));
+    xnn::sqrt_f32(x.data(), yn.data(), n);
+    for (int i = 0; i < n; ++i) CHECK(yn[i] == y[i]);
+  }
+}
+
 TEST_CASE("xnn_math: sigmoid within 2e-7 of the exact value, saturation, mirrored for x >= 0") {
   std::vector<float> x = spread(-30.0f, 30.0f, 2001, 2);
   x.push_back(0.0f), x.push_back(-0.0f), x.push_back(88.0f), x.push_back(-88.0f), x.push_back(-104.0f);
