@@ -144,32 +144,59 @@ bool run_pooling(State& s, const Node& n) {
   if (!s.set_shape(n.out, ys)) return false;
   const float* x = s.ptr<float>(n.in[0]);
   float* y = s.ptr<float>(n.out);
-  const bool is_max = n.op == Op::MaxPooling2d;
-  for (int64_t b = 0; b < N; ++b)
-    for (int64_t oh = 0; oh < OH; ++oh)
-      for (int64_t ow = 0; ow < OW; ++ow) {
-        float* py = y + ((b * OH + oh) * OW + ow) * C;
-        for (int64_t ch = 0; ch < C; ++ch) py[ch] = is_max ? -std::numeric_limits<float>::infinity() : 0.0f;
-        int64_t cnt = 0;
-        for (uint32_t kh = 0; kh < c.kh; ++kh) {
-          int64_t ih = oh * c.sh - static_cast<int64_t>(c.pad_top) + static_cast<int64_t>(kh) * c.dh;
-          if (ih < 0 || ih >= H) continue;
-          for (uint32_t kw = 0; kw < c.kw; ++kw) {
-            int64_t iw = ow * c.sw - static_cast<int64_t>(c.pad_left) + static_cast<int64_t>(kw) * c.dw;
-            if (iw < 0 || iw >= W) continue;
-            const float* px = x + ((b * H + ih) * W + iw) * C;
-            ++cnt;
-            if (is_max)
+  if (n.op == Op::MaxPooling2d) {
+    for (int64_t b = 0; b < N; ++b)
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          float* py = y + ((b * OH + oh) * OW + ow) * C;
+          for (int64_t ch = 0; ch < C; ++ch) py[ch] = -std::numeric_limits<float>::infinity();
+          for (uint32_t kh = 0; kh < c.kh; ++kh) {
+            const int64_t ih = oh * c.sh - static_cast<int64_t>(c.pad_top) + static_cast<int64_t>(kh) * c.dh;
+            if (ih < 0 || ih >= H) continue;
+            for (uint32_t kw = 0; kw < c.kw; ++kw) {
+              const int64_t iw = ow * c.sw - static_cast<int64_t>(c.pad_left) + static_cast<int64_t>(kw) * c.dw;
+              if (iw < 0 || iw >= W) continue;
+              const float* px = x + ((b * H + ih) * W + iw) * C;
               for (int64_t ch = 0; ch < C; ++ch) py[ch] = std::max(py[ch], px[ch]);
-            else
-              for (int64_t ch = 0; ch < C; ++ch) py[ch] += px[ch];
+            }
           }
         }
-        if (!is_max) {
+  } else {
+    // XNNPACK's average pooling (avgpool_minmax 9p kernels): the window's taps in its
+    // indirection order (kernel column major, row minor; padding taps read zeros), summed
+    // nine at a time as ((t0 + t1) + t8 + (t6 + t7)) + ((t2 + t3) + (t4 + t5)) onto the
+    // running sum (0 at first), times 1 / (valid taps) (1 / (kh kw) without padding).
+    const int64_t taps = static_cast<int64_t>(c.kh) * c.kw;
+    for (int64_t b = 0; b < N; ++b)
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          float* py = y + ((b * OH + oh) * OW + ow) * C;
+          int64_t cnt = 0;
+          for (int64_t k0 = 0; k0 < taps; k0 += 9) {
+            const float* t[9];
+            for (int j = 0; j < 9; ++j) {
+              t[j] = nullptr;
+              if (k0 + j >= taps) continue;
+              const int64_t kw = (k0 + j) / c.kh, kh = (k0 + j) % c.kh;
+              const int64_t ih = oh * c.sh - static_cast<int64_t>(c.pad_top) + kh * c.dh;
+              const int64_t iw = ow * c.sw - static_cast<int64_t>(c.pad_left) + kw * c.dw;
+              if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+              t[j] = x + ((b * H + ih) * W + iw) * C;
+              ++cnt;
+            }
+            const bool first = k0 == 0;
+            for (int64_t ch = 0; ch < C; ++ch) {
+              float v[9];
+              for (int j = 0; j < 9; ++j) v[j] = t[j] ? t[j][ch] : 0.0f;
+              const float s018 = (v[0] + v[1]) + v[8], s2345 = (v[2] + v[3]) + (v[4] + v[5]);
+              const float sum = s2345 + (s018 + (v[6] + v[7]));
+              py[ch] = (first ? 0.0f : py[ch]) + sum;
+            }
+          }
           const float r = cnt ? 1.0f / static_cast<float>(cnt) : 0.0f;
           for (int64_t ch = 0; ch < C; ++ch) py[ch] *= r;
         }
-      }
+  }
   clamp_output(n, y, ys.numel());
   return true;
 }
