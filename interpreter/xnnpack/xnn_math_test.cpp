@@ -1,8 +1,10 @@
 // Tests for the XNNPACK-compatible approximations (xnn_math.h): accuracy against
-// libm over wide ranges, special values, and the ISA path equal to a lane-by-lane
-// re-run (tails, odd lengths). Bit-equality with the official runtime is checked on
-// whole programs (the qlinear_*_xnnpack conformance cases, SmolLM2 via
-// scripts/et_intermediates.py).
+// libm over wide ranges, special values, every ISA form (AVX-512F, AVX2+FMA3 where this
+// CPU runs it) equal bit for bit to the portable lane-by-lane emulation of XNNPACK's
+// kernel, tails and odd lengths. Bit-equality with the official runtime is checked on
+// whole programs: the conformance cases listed in tests/conformance_test.cpp
+// (xnode_transcendental_f32_xnnpack, xnode_misc_f32_xnnpack, the qlinear_*_xnnpack ones),
+// scripts/xnn_sweep.py (65536 inputs per op), SmolLM2 via scripts/et_intermediates.py.
 #include <doctest/doctest.h>
 
 #include <algorithm>
