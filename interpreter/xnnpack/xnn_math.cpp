@@ -11,7 +11,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <vector>
 
 #include "interpreter/xnnpack/xnn_math_isa.h"
 #include "interpreter/xnnpack/xnn_math_kernels.h"
@@ -285,8 +284,7 @@ struct LaneOps {
       if (std::isnan(a)) r = bitsf(fbits(a) | 0x00400000u);
       else if (std::isinf(a)) r = INFINITY;
       else if (a == 0.0f) r = -INFINITY;
-      else r = static_cast<float>(std::ilogb(a));  // denormals: their true exponent, as vgetexpps
-      if (a == 0.0f) r = -INFINITY;
+      else r = static_cast<float>(std::ilogb(a));
       if (a < 0.0f) r = bitsf(0x7FC00001u);
       return r;
     } else {
