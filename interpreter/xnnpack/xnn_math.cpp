@@ -28,10 +28,12 @@ bool has_avx() {
   return v;
 }
 
-// Both: one Newton-Raphson step for 1/sqrt(x) from the estimate y, operation by
-// operation as XNNPACK writes it (no fused multiply-add): y - (x*(y*y) - 1) * (0.5*y);
-// and 0 for +inf.
-__attribute__((target("avx512f"))) void rsqrt_avx512f(const float* x, float* y, int64_t n) {
+// rsqrt (Sqrt = false) and sqrt (Sqrt = true): one Newton-Raphson step for 1/sqrt(x)
+// from the estimate y, operation by operation as XNNPACK writes it (no fused
+// multiply-add): y - (x*(y*y) - 1) * (0.5*y). rsqrt: 0 for +inf. sqrt (XNNPACK's vsqrt
+// "rsqrt" kernels): x * y with y zeroed for x == +-0 (sqrt(+-0) = +-0; sqrt(inf) is NaN).
+template <bool Sqrt>
+__attribute__((target("avx512f"))) void rsqrt_nr_avx512f(const float* x, float* y, int64_t n) {
   const __m512 one = _mm512_set1_ps(1.0f), half = _mm512_set1_ps(0.5f), inf = _mm512_set1_ps(INFINITY);
   for (int64_t i = 0; i < n; i += 16) {
     const __mmask16 m = n - i >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (n - i)) - 1);
@@ -39,12 +41,16 @@ __attribute__((target("avx512f"))) void rsqrt_avx512f(const float* x, float* y, 
     __m512 vy = _mm512_rsqrt14_ps(vx);
     const __m512 t = _mm512_sub_ps(_mm512_mul_ps(vx, _mm512_mul_ps(vy, vy)), one);
     vy = _mm512_sub_ps(vy, _mm512_mul_ps(t, _mm512_mul_ps(half, vy)));
-    vy = _mm512_maskz_mov_ps(static_cast<__mmask16>(~_mm512_cmp_ps_mask(vx, inf, _CMP_EQ_OQ)), vy);
+    if constexpr (Sqrt)
+      vy = _mm512_mul_ps(vx, _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(vx, _mm512_setzero_ps(), _CMP_NEQ_UQ), vy));
+    else
+      vy = _mm512_maskz_mov_ps(static_cast<__mmask16>(~_mm512_cmp_ps_mask(vx, inf, _CMP_EQ_OQ)), vy);
     _mm512_mask_storeu_ps(y + i, m, vy);
   }
 }
 
-__attribute__((target("avx"))) void rsqrt_avx(const float* x, float* y, int64_t n) {
+template <bool Sqrt>
+__attribute__((target("avx"))) void rsqrt_nr_avx(const float* x, float* y, int64_t n) {
   const __m256 one = _mm256_set1_ps(1.0f), half = _mm256_set1_ps(0.5f), inf = _mm256_set1_ps(INFINITY);
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -52,46 +58,16 @@ __attribute__((target("avx"))) void rsqrt_avx(const float* x, float* y, int64_t 
     __m256 vy = _mm256_rsqrt_ps(vx);
     const __m256 t = _mm256_sub_ps(_mm256_mul_ps(vx, _mm256_mul_ps(vy, vy)), one);
     vy = _mm256_sub_ps(vy, _mm256_mul_ps(t, _mm256_mul_ps(half, vy)));
-    _mm256_storeu_ps(y + i, _mm256_andnot_ps(_mm256_cmp_ps(vx, inf, _CMP_EQ_OQ), vy));
+    if constexpr (Sqrt)
+      vy = _mm256_mul_ps(vx, _mm256_and_ps(_mm256_cmp_ps(vx, _mm256_setzero_ps(), _CMP_NEQ_UQ), vy));
+    else
+      vy = _mm256_andnot_ps(_mm256_cmp_ps(vx, inf, _CMP_EQ_OQ), vy);
+    _mm256_storeu_ps(y + i, vy);
   }
   if (i < n) {
     float bx[8] = {1, 1, 1, 1, 1, 1, 1, 1}, by[8];
     std::memcpy(bx, x + i, static_cast<size_t>(n - i) * sizeof(float));
-    rsqrt_avx(bx, by, 8);
-    std::memcpy(y + i, by, static_cast<size_t>(n - i) * sizeof(float));
-  }
-}
-
-// sqrt as XNNPACK's vsqrt "rsqrt" kernels: x * r, r the estimate after the same Newton
-// step as above, zeroed for x == +-0 (so sqrt(+-0) = +-0; sqrt(inf) is NaN: inf * 0).
-__attribute__((target("avx512f"))) void sqrt_avx512f(const float* x, float* y, int64_t n) {
-  const __m512 one = _mm512_set1_ps(1.0f), half = _mm512_set1_ps(0.5f);
-  for (int64_t i = 0; i < n; i += 16) {
-    const __mmask16 m = n - i >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (n - i)) - 1);
-    const __m512 vx = _mm512_maskz_loadu_ps(m, x + i);
-    __m512 vy = _mm512_rsqrt14_ps(vx);
-    const __m512 t = _mm512_sub_ps(_mm512_mul_ps(vx, _mm512_mul_ps(vy, vy)), one);
-    vy = _mm512_sub_ps(vy, _mm512_mul_ps(t, _mm512_mul_ps(half, vy)));
-    vy = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(vx, _mm512_setzero_ps(), _CMP_NEQ_UQ), vy);
-    _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(vx, vy));
-  }
-}
-
-__attribute__((target("avx"))) void sqrt_avx(const float* x, float* y, int64_t n) {
-  const __m256 one = _mm256_set1_ps(1.0f), half = _mm256_set1_ps(0.5f);
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m256 vx = _mm256_loadu_ps(x + i);
-    __m256 vy = _mm256_rsqrt_ps(vx);
-    const __m256 t = _mm256_sub_ps(_mm256_mul_ps(vx, _mm256_mul_ps(vy, vy)), one);
-    vy = _mm256_sub_ps(vy, _mm256_mul_ps(t, _mm256_mul_ps(half, vy)));
-    vy = _mm256_and_ps(_mm256_cmp_ps(vx, _mm256_setzero_ps(), _CMP_NEQ_UQ), vy);
-    _mm256_storeu_ps(y + i, _mm256_mul_ps(vx, vy));
-  }
-  if (i < n) {
-    float bx[8] = {1, 1, 1, 1, 1, 1, 1, 1}, by[8];
-    std::memcpy(bx, x + i, static_cast<size_t>(n - i) * sizeof(float));
-    sqrt_avx(bx, by, 8);
+    rsqrt_nr_avx<Sqrt>(bx, by, 8);
     std::memcpy(y + i, by, static_cast<size_t>(n - i) * sizeof(float));
   }
 }
@@ -208,9 +184,9 @@ void sigmoid_f32_scalar(const float* x, float* y, int64_t n) {
 void rsqrt_f32(const float* x, float* y, int64_t n) {
   DenormalsOff daz;
   if (has_avx512f())
-    rsqrt_avx512f(x, y, n);
+    rsqrt_nr_avx512f<false>(x, y, n);
   else if (has_avx())
-    rsqrt_avx(x, y, n);
+    rsqrt_nr_avx<false>(x, y, n);
   else
     rsqrt_f32_scalar(x, y, n);
 }
@@ -218,9 +194,9 @@ void rsqrt_f32(const float* x, float* y, int64_t n) {
 void sqrt_f32(const float* x, float* y, int64_t n) {
   DenormalsOff daz;
   if (has_avx512f())
-    sqrt_avx512f(x, y, n);
+    rsqrt_nr_avx512f<true>(x, y, n);
   else if (has_avx())
-    sqrt_avx(x, y, n);
+    rsqrt_nr_avx<true>(x, y, n);
   else
     for (int64_t i = 0; i < n; ++i) y[i] = std::sqrt(x[i]);  // XNNPACK's SSE2 kernel is not reproduced
 }
