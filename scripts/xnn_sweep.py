@@ -35,6 +35,7 @@ def ops():
         # average pooling over windows of 25 and 16 taps (XNNPACK sums nine at a time)
         "avgpool5_p2": lambda x: F.avg_pool2d(x.reshape(1, 64, 32, 32), 5, 1, 2, count_include_pad=False),
         "avgpool4": lambda x: F.avg_pool2d(x.reshape(1, 64, 32, 32), 4),
+        "mean_hw": lambda x: x.reshape(1, 64, 32, 32).mean((2, 3), keepdim=True),
     }
 
 
@@ -43,7 +44,7 @@ def inputs(name: str, rng: np.random.Generator) -> np.ndarray:
                 89.0, -89.0, 7.9807181358, -7.9807181358, 5.163828373, -5.163828373, 3.0, -3.0, 1.0, 0.5]
     if name in ("log", "sqrt", "rsqrt"):
         x = np.exp(rng.uniform(-90, 90, N)).astype(np.float32)
-    elif name == "softmax" or name.startswith("avgpool"):
+    elif name in ("softmax", "mean_hw") or name.startswith("avgpool"):
         x = (rng.standard_normal((256, 256)) * rng.uniform(0.1, 30, (256, 1))).astype(np.float32).reshape(-1)
         specials = []  # rows / windows with inf or NaN: keep the values finite
     else:
