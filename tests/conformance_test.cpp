@@ -48,7 +48,11 @@ bool bit_exact_with_et(const std::string& name, const std::string& label) {
   if (name == "qlinear_8da4w_xnnpack" || name == "qlinear_8da8w_xnnpack") return true;
   if (name == "qs8_cnn_xnnpack" || name == "qs8_mulcat_xnnpack") return true;  // static int8: XNNPACK's requantization (exec_qs8.h)
   if (name == "llama_custom_sdpa" || name == "llama_custom_sdpa_2row") return true;  // MKL's orders in the official kernel (ops/llama/sdpa_blas_order.h)
-  return name == "xnode_misc_f32_xnnpack" && (label == " sin_cos" || label == " square_rsqrt");
+  // every output of xnode_transcendental: tanh, exp, log, sqrt, gelu, hardswish, sigmoid, silu, softmax
+  if (name == "xnode_transcendental_f32_xnnpack") return true;
+  if (name == "xnode_pool_f32_xnnpack") return true;  // average pooling in XNNPACK's tap order (exec_conv.cpp)
+  return name == "xnode_misc_f32_xnnpack" && (label == " sin_cos" || label == " square_rsqrt" || label == " hardswish" ||
+                                              label == " gelu" || label == " log_exp");
 }
 
 // A manifest value: {"kind": "tensor", "file": ...} or {"kind": "int"|"float"|"bool", "value": v}.

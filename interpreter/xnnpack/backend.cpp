@@ -15,6 +15,7 @@
 
 #include "interpreter/xnnpack/exec.h"
 #include "interpreter/xnnpack/exec_qs8.h"
+#include "interpreter/xnnpack/xnn_math.h"
 
 namespace pte::xnn {
 
@@ -325,6 +326,7 @@ class XnnpackInstance final : public BackendInstance {
     }
     State s;
     s.g = &g_, s.rt = &rt_, s.prep = &prep_, s.ctx = &ctx, s.helper_thread = threads_ > 1;
+    DenormalsOff daz;  // as XNNPACK runs its operators (xnn_math.h)
     for (size_t k = 0; k < g_.nodes.size(); ++k) {
       s.node_index = k;
       if (!run_node(s, g_.nodes[k])) {

@@ -81,46 +81,12 @@ int64_t deconv_out_size(int64_t in, uint32_t pa, uint32_t pb, uint32_t adj, uint
   return (in - 1) * static_cast<int64_t>(s) + adj + static_cast<int64_t>(d) * (k - 1) + 1 - pa - pb;
 }
 
-bool run_deconv(State& s, const Node& n) {
-  const ConvParams& c = n.conv;
-  const Shape xs = s.v(n.in[0]).shape;
-  if (xs.n != 4) return s.ctx->fail("%s: input has %d dims, expected NHWC", op_name(n.op), xs.n);
-  const int64_t N = xs.d[0], H = xs.d[1], W = xs.d[2], C = xs.d[3];
-  const int64_t OC = static_cast<int64_t>(c.groups) * c.goc;
-  if (C != static_cast<int64_t>(c.groups) * c.gic)
-    return s.ctx->fail("%s: input has %lld channels, expected %lld", op_name(n.op), (long long)C, (long long)c.groups * c.gic);
-  const int64_t OH = deconv_out_size(H, c.pad_top, c.pad_bottom, c.adj_h, c.kh, c.sh, c.dh);
-  const int64_t OW = deconv_out_size(W, c.pad_left, c.pad_right, c.adj_w, c.kw, c.sw, c.dw);
-  if (OH <= 0 || OW <= 0)
-    return s.ctx->fail("%s: the padding leaves no output for the %lldx%lld input", op_name(n.op), (long long)H, (long long)W);
-  Shape ys;
-  ys.n = 4, ys.d[0] = N, ys.d[1] = OH, ys.d[2] = OW, ys.d[3] = OC;
-  if (!s.set_shape(n.out, ys)) return false;
-  linalg::ConvGeom g;
-  g.transposed = true;
-  g.N = N, g.Cin = C, g.Cout = OC, g.G = c.groups, g.icg = c.gic, g.ocg = c.goc;
-  g.in[1] = H, g.in[2] = W, g.out[1] = OH, g.out[2] = OW, g.k[1] = c.kh, g.k[2] = c.kw;
-  g.stride[1] = c.sh, g.stride[2] = c.sw, g.pad[1] = c.pad_top, g.pad[2] = c.pad_left, g.dil[1] = c.dh, g.dil[2] = c.dw;
-  g.xs[0] = H * W * C, g.xs[1] = 1, g.xs[2] = 0, g.xs[3] = W * C, g.xs[4] = C;
-  // packed weight [Cin, goc, KH, KW]
-  g.ws[0] = static_cast<int64_t>(c.goc) * c.kh * c.kw, g.ws[1] = static_cast<int64_t>(c.kh) * c.kw, g.ws[2] = 0, g.ws[3] = c.kw, g.ws[4] = 1;
-  g.ys[0] = OH * OW * OC, g.ys[1] = 1, g.ys[2] = 0, g.ys[3] = OW * OC, g.ys[4] = OC;
-  g.bias_stride = 1;
-  g.weight_rows_dense = true;
-  const float* x = s.ptr<float>(n.in[0]);
-  const float* w = s.p().w.data();
-  const float* b = n.in[2] >= 0 ? s.ptr<float>(n.in[2]) : nullptr;
-  float* y = s.ptr<float>(n.out);
-  if (N == 0) return true;
-  if (!linalg::conv_f32_gemm(*s.ctx, g, x, w, b, y)) linalg::conv_direct<float>(s.ctx->threadpool, g, x, w, b, y);
-  clamp_output(n, y, ys.numel());
-  return true;
-}
-
 }  // namespace
 
+// Convolution and transposed convolution: NHWC activations, the filter packed at load
+// ([Cout, gic, KH, KW], or [Cin, goc, KH, KW] transposed), one ConvGeom for both.
 bool run_conv(State& s, const Node& n) {
-  if (n.op == Op::ConvTranspose2d) return run_deconv(s, n);
+  const bool transposed = n.op == Op::ConvTranspose2d;
   const ConvParams& c = n.conv;
   const Shape xs = s.v(n.in[0]).shape;
   if (xs.n != 4) return s.ctx->fail("%s: input has %d dims, expected NHWC", op_name(n.op), xs.n);
@@ -128,18 +94,26 @@ bool run_conv(State& s, const Node& n) {
   const int64_t OC = static_cast<int64_t>(c.groups) * c.goc;
   if (C != static_cast<int64_t>(c.groups) * c.gic)
     return s.ctx->fail("%s: input has %lld channels, expected %lld", op_name(n.op), (long long)C, (long long)c.groups * c.gic);
-  const int64_t OH = out_size(H, c.pad_top, c.pad_bottom, c.kh, c.sh, c.dh);
-  const int64_t OW = out_size(W, c.pad_left, c.pad_right, c.kw, c.sw, c.dw);
-  if (OH <= 0 || OW <= 0) return s.ctx->fail("%s: the %lldx%lld input is smaller than the kernel", op_name(n.op), (long long)H, (long long)W);
+  const int64_t OH = transposed ? deconv_out_size(H, c.pad_top, c.pad_bottom, c.adj_h, c.kh, c.sh, c.dh)
+                                : out_size(H, c.pad_top, c.pad_bottom, c.kh, c.sh, c.dh);
+  const int64_t OW = transposed ? deconv_out_size(W, c.pad_left, c.pad_right, c.adj_w, c.kw, c.sw, c.dw)
+                                : out_size(W, c.pad_left, c.pad_right, c.kw, c.sw, c.dw);
+  if (OH <= 0 || OW <= 0) {
+    if (transposed)
+      return s.ctx->fail("%s: the padding leaves no output for the %lldx%lld input", op_name(n.op), (long long)H, (long long)W);
+    return s.ctx->fail("%s: the %lldx%lld input is smaller than the kernel", op_name(n.op), (long long)H, (long long)W);
+  }
   Shape ys;
   ys.n = 4, ys.d[0] = N, ys.d[1] = OH, ys.d[2] = OW, ys.d[3] = OC;
   if (!s.set_shape(n.out, ys)) return false;
   linalg::ConvGeom g;
+  g.transposed = transposed;
   g.N = N, g.Cin = C, g.Cout = OC, g.G = c.groups, g.icg = c.gic, g.ocg = c.goc;
   g.in[1] = H, g.in[2] = W, g.out[1] = OH, g.out[2] = OW, g.k[1] = c.kh, g.k[2] = c.kw;
   g.stride[1] = c.sh, g.stride[2] = c.sw, g.pad[1] = c.pad_top, g.pad[2] = c.pad_left, g.dil[1] = c.dh, g.dil[2] = c.dw;
   g.xs[0] = H * W * C, g.xs[1] = 1, g.xs[2] = 0, g.xs[3] = W * C, g.xs[4] = C;
-  g.ws[0] = static_cast<int64_t>(c.gic) * c.kh * c.kw, g.ws[1] = static_cast<int64_t>(c.kh) * c.kw, g.ws[2] = 0, g.ws[3] = c.kw, g.ws[4] = 1;
+  g.ws[0] = static_cast<int64_t>(transposed ? c.goc : c.gic) * c.kh * c.kw, g.ws[1] = static_cast<int64_t>(c.kh) * c.kw;
+  g.ws[2] = 0, g.ws[3] = c.kw, g.ws[4] = 1;
   g.ys[0] = OH * OW * OC, g.ys[1] = 1, g.ys[2] = 0, g.ys[3] = OW * OC, g.ys[4] = OC;
   g.bias_stride = 1;
   g.weight_rows_dense = true;
@@ -148,7 +122,7 @@ bool run_conv(State& s, const Node& n) {
   const float* b = n.in[2] >= 0 ? s.ptr<float>(n.in[2]) : nullptr;
   float* y = s.ptr<float>(n.out);
   if (N == 0) return true;
-  if (g.icg == 1 && g.G > 1)
+  if (!transposed && g.icg == 1 && g.G > 1)
     linalg::conv_depthwise_f32(s.ctx->threadpool, g, x, w, b, y);
   else if (!linalg::conv_f32_gemm(*s.ctx, g, x, w, b, y))
     linalg::conv_direct<float>(s.ctx->threadpool, g, x, w, b, y);
@@ -170,32 +144,59 @@ bool run_pooling(State& s, const Node& n) {
   if (!s.set_shape(n.out, ys)) return false;
   const float* x = s.ptr<float>(n.in[0]);
   float* y = s.ptr<float>(n.out);
-  const bool is_max = n.op == Op::MaxPooling2d;
-  for (int64_t b = 0; b < N; ++b)
-    for (int64_t oh = 0; oh < OH; ++oh)
-      for (int64_t ow = 0; ow < OW; ++ow) {
-        float* py = y + ((b * OH + oh) * OW + ow) * C;
-        for (int64_t ch = 0; ch < C; ++ch) py[ch] = is_max ? -std::numeric_limits<float>::infinity() : 0.0f;
-        int64_t cnt = 0;
-        for (uint32_t kh = 0; kh < c.kh; ++kh) {
-          int64_t ih = oh * c.sh - static_cast<int64_t>(c.pad_top) + static_cast<int64_t>(kh) * c.dh;
-          if (ih < 0 || ih >= H) continue;
-          for (uint32_t kw = 0; kw < c.kw; ++kw) {
-            int64_t iw = ow * c.sw - static_cast<int64_t>(c.pad_left) + static_cast<int64_t>(kw) * c.dw;
-            if (iw < 0 || iw >= W) continue;
-            const float* px = x + ((b * H + ih) * W + iw) * C;
-            ++cnt;
-            if (is_max)
+  if (n.op == Op::MaxPooling2d) {
+    for (int64_t b = 0; b < N; ++b)
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          float* py = y + ((b * OH + oh) * OW + ow) * C;
+          for (int64_t ch = 0; ch < C; ++ch) py[ch] = -std::numeric_limits<float>::infinity();
+          for (uint32_t kh = 0; kh < c.kh; ++kh) {
+            const int64_t ih = oh * c.sh - static_cast<int64_t>(c.pad_top) + static_cast<int64_t>(kh) * c.dh;
+            if (ih < 0 || ih >= H) continue;
+            for (uint32_t kw = 0; kw < c.kw; ++kw) {
+              const int64_t iw = ow * c.sw - static_cast<int64_t>(c.pad_left) + static_cast<int64_t>(kw) * c.dw;
+              if (iw < 0 || iw >= W) continue;
+              const float* px = x + ((b * H + ih) * W + iw) * C;
               for (int64_t ch = 0; ch < C; ++ch) py[ch] = std::max(py[ch], px[ch]);
-            else
-              for (int64_t ch = 0; ch < C; ++ch) py[ch] += px[ch];
+            }
           }
         }
-        if (!is_max) {
+  } else {
+    // XNNPACK's average pooling (avgpool_minmax 9p kernels): the window's taps in its
+    // indirection order (kernel column major, row minor; padding taps read zeros), summed
+    // nine at a time as ((t0 + t1) + t8 + (t6 + t7)) + ((t2 + t3) + (t4 + t5)) onto the
+    // running sum (0 at first), times 1 / (valid taps) (1 / (kh kw) without padding).
+    const int64_t taps = static_cast<int64_t>(c.kh) * c.kw;
+    for (int64_t b = 0; b < N; ++b)
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          float* py = y + ((b * OH + oh) * OW + ow) * C;
+          int64_t cnt = 0;
+          for (int64_t k0 = 0; k0 < taps; k0 += 9) {
+            const float* t[9];
+            for (int j = 0; j < 9; ++j) {
+              t[j] = nullptr;
+              if (k0 + j >= taps) continue;
+              const int64_t kw = (k0 + j) / c.kh, kh = (k0 + j) % c.kh;
+              const int64_t ih = oh * c.sh - static_cast<int64_t>(c.pad_top) + kh * c.dh;
+              const int64_t iw = ow * c.sw - static_cast<int64_t>(c.pad_left) + kw * c.dw;
+              if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+              t[j] = x + ((b * H + ih) * W + iw) * C;
+              ++cnt;
+            }
+            const bool first = k0 == 0;
+            for (int64_t ch = 0; ch < C; ++ch) {
+              float v[9];
+              for (int j = 0; j < 9; ++j) v[j] = t[j] ? t[j][ch] : 0.0f;
+              const float s018 = (v[0] + v[1]) + v[8], s2345 = (v[2] + v[3]) + (v[4] + v[5]);
+              const float sum = s2345 + (s018 + (v[6] + v[7]));
+              py[ch] = (first ? 0.0f : py[ch]) + sum;
+            }
+          }
           const float r = cnt ? 1.0f / static_cast<float>(cnt) : 0.0f;
           for (int64_t ch = 0; ch < C; ++ch) py[ch] *= r;
         }
-      }
+  }
   clamp_output(n, y, ys.numel());
   return true;
 }

@@ -4,7 +4,6 @@
 
 #include "interpreter/xnnpack/exec.h"
 #include "interpreter/xnnpack/xnn_math.h"
-#include "ops/reduce/softmax_rows.h"
 
 namespace pte::xnn {
 
@@ -43,24 +42,24 @@ bool run_unary(State& s, const Node& n) {
     case Op::Abs: map(x, y, c, [](float v) { return std::fabs(v); }); break;
     case Op::Negate: map(x, y, c, [](float v) { return -v; }); break;
     case Op::Square: map(x, y, c, [](float v) { return v * v; }); break;
-    case Op::SquareRoot: map(x, y, c, [](float v) { return std::sqrt(v); }); break;
+    case Op::SquareRoot: sqrt_f32(x, y, c); break;  // XNNPACK's rsqrt estimate + Newton step, times x
     case Op::ReciprocalSquareRoot: rsqrt_f32(x, y, c); break;  // XNNPACK's estimate + Newton step
     case Op::Floor: map(x, y, c, [](float v) { return std::floor(v); }); break;
     case Op::Ceiling: map(x, y, c, [](float v) { return std::ceil(v); }); break;
     case Op::Sigmoid: sigmoid_f32(x, y, c); break;  // XNNPACK's approximation on this ISA
-    case Op::Tanh: map(x, y, c, [](float v) { return std::tanh(v); }); break;
-    case Op::Exp: map(x, y, c, [](float v) { return std::exp(v); }); break;
-    case Op::Log: map(x, y, c, [](float v) { return std::log(v); }); break;
+    case Op::Tanh: tanh_f32(x, y, c); break;  // XNNPACK's rational approximations (xnn_math.h)
+    case Op::Exp: exp_f32(x, y, c); break;
+    case Op::Log: log_f32(x, y, c); break;
     case Op::Sin: sin_f32(x, y, c); break;  // XNNPACK's rational approximation
     case Op::Cos: cos_f32(x, y, c); break;
-    case Op::Gelu: map(x, y, c, [](float v) { return 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f)); }); break;
-    case Op::Hardswish: map(x, y, c, [](float v) { return v * std::min(std::max(v + 3.0f, 0.0f), 6.0f) / 6.0f; }); break;
+    case Op::Gelu: gelu_f32(x, y, c); break;
+    case Op::Hardswish: hardswish_f32(x, y, c); break;
     case Op::LeakyReLU: {
       const float a = n.f;
       map(x, y, c, [a](float v) { return v < 0 ? v * a : v; });
       break;
     }
-    case Op::ELU: {
+    case Op::ELU: {  // not delegated by ExecuTorch 1.5.1's partitioner (aten.elu stays portable)
       const float a = n.f;
       map(x, y, c, [a](float v) { return v < 0 ? a * std::expm1(v) : v; });
       break;
@@ -169,7 +168,7 @@ bool run_softmax(State& s, const Node& n) {
   const int64_t c = sh.d[sh.n - 1], rows = c ? sh.numel() / c : 0;
   const float* x = s.ptr<float>(n.in[0]);
   float* y = s.ptr<float>(n.out);
-  for (int64_t r = 0; r < rows; ++r) softmax_row<float, float, float, false>(x + r * c, 1, y + r * c, 1, c);
+  for (int64_t r = 0; r < rows; ++r) softmax_f32(x + r * c, y + r * c, c);  // XNNPACK's softmax_nc_f32 (xnn_math.h)
   return true;
 }
 
