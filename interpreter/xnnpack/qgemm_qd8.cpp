@@ -82,7 +82,8 @@ const int32_t* qd8_prepared_xcorr(const QGemm& q, const uint8_t* xp) {
   return reinterpret_cast<const int32_t*>(xp + xsum_offset(q));
 }
 
-void qd8_prepare_x(const QGemm& q, uint8_t* xp) {
+void qd8_prepare_x(const QGemm& q, uint8_t* xp, QIsa isa) {
+  if (isa == QIsa::Avx512) return qd8_prepare_x_avx512(q, xp);
   const uint8_t* x = reinterpret_cast<const uint8_t*>(q.x);
   const int64_t n = q.M * q.K;
   if (q.wkind == QWeights::I8) {
@@ -147,7 +148,7 @@ void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, bool 
   if (!simd || (isa == QIsa::Avx512 && !cpu_has_avx512_vnni()) || (isa == QIsa::Avx2 && !linalg::cpu_has_avx2_fma()))
     isa = QIsa::Scalar;
   Task t{&q, static_cast<const uint8_t*>(scratch), isa};
-  if (isa != QIsa::Scalar) qd8_prepare_x(q, static_cast<uint8_t*>(scratch));
+  if (isa != QIsa::Scalar) qd8_prepare_x(q, static_cast<uint8_t*>(scratch), isa);
   // Threads only for products of at least 2^18 multiply-adds (tens of microseconds: a
   // parallel region costs a few, more when the worker has to be woken). Tiles: rows in 32s
   // (the kernels walk rows inside a column group, so a group's weights stay in cache);

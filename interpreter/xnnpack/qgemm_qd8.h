@@ -28,8 +28,9 @@
 // Kernels (one per file, all bit-identical to the scalar reference):
 //   qgemm_qd8_scalar.cpp  the reference, any shape
 //   qgemm_qd8_avx2.cpp    AVX2 (4-bit packed: maddubs, 8 columns x 4 rows; 8-bit: widened madd)
-//   qgemm_qd8_avx512.cpp  AVX-512 VNNI (4-bit packed: vpdpbusd, 16 columns x 8 rows; 8-bit in
-//                         place: 16 columns x 4 rows), and the AVX-512 packer
+//   qgemm_qd8_avx512.cpp  AVX-512 VNNI (4-bit packed: vpdpbusd of x + 128 by 16 (u - 8), 16
+//                         columns x 8 rows, or 64 columns x 1 row for decode; 8-bit in place:
+//                         16 columns x 4 rows), and the AVX-512 packer
 //   qgemm_qd8.cpp         ISA choice at run time, activation preparation, packing, threads
 //                         (pthreadpool, or the helper thread of helper_thread.h)
 #pragma once
@@ -120,20 +121,22 @@ void qd8_pack_u4_scalar(const uint8_t* w, const float* scales, bool bf16, int64_
 void qd8_pack_u4_avx512(const uint8_t* w, const float* scales, bool bf16, int64_t N, int64_t K, int64_t block, int64_t S,
                         uint8_t* out, int32_t* wsum32, int16_t* wsum16);
 
-// The SIMD kernels read the activations prepared by qd8_prepare_x (scratch):
-//   I8: M * K bytes x ^ 0x80 (unsigned x + 128);
-//   U4: M * K bytes, every 8 k as k 0 2 4 6 1 3 5 7 (the low, then the high nibbles of
-//       4 weight bytes), then (at a 64-byte boundary) int32 [M, blocks]
-//       8 (sum_{k in b} x - x_zp block): the kernels compute sum (x - x_zp)(u - 8) as
-//       sum u x - x_zp sum u - that, with u the nibbles (their sums on the fly).
+enum class QIsa : uint8_t { Auto, Scalar, Avx2, Avx512 };
+
+// The SIMD kernels read the activations prepared by qd8_prepare_x(q, xp, isa) (scratch):
+//   Avx512 (qd8_prepare_x_avx512): M * K bytes x + 128 (x ^ 0x80), for U4 every 8 k as
+//       k 0 2 4 6 1 3 5 7 (the low, then the high nibbles of 4 weight bytes);
+//   Avx2: I8: M * K bytes x ^ 0x80; U4: M * K bytes x (signed) in that k order, then (at a
+//       64-byte boundary) int32 [M, blocks] 8 (sum_{k in b} x - x_zp block): the kernel
+//       computes sum (x - x_zp)(u - 8) as sum u x - x_zp sum u - that, u the nibbles.
 bool qd8_simd_supported(const QGemm& q);  // the shape allows a SIMD kernel
-void qd8_prepare_x(const QGemm& q, uint8_t* xp);
+void qd8_prepare_x(const QGemm& q, uint8_t* xp, QIsa isa);
+void qd8_prepare_x_avx512(const QGemm& q, uint8_t* xp);
 const int32_t* qd8_prepared_xcorr(const QGemm& q, const uint8_t* xp);
 bool cpu_has_avx512_vnni();
 void qgemm_qd8_avx2(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 void qgemm_qd8_avx512(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 
-enum class QIsa : uint8_t { Auto, Scalar, Avx2, Avx512 };
 // Whole product, split over the pool's threads (pool may be null) or, with helper, over
 // the caller and the helper thread (helper_thread.h; pool unused). scratch: at least
 // qgemm_qd8_scratch_bytes(q) bytes (64-byte aligned) or null (then the scalar kernel runs).

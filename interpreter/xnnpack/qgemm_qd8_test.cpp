@@ -195,6 +195,8 @@ TEST_CASE("qgemm_qd8: SIMD kernels are bit-identical to the scalar reference") {
       {2, 33, 192, 192, QWeights::U4},  {7, 64, 576, 576, QWeights::U4},  {1, 1, 64, 32, QWeights::U4},
       {1, 40, 576, 576, QWeights::I8},  {6, 31, 48, 48, QWeights::I8},    {4, 16, 64, 16, QWeights::I8},
       {3, 9, 1536, 1536, QWeights::I8}, {13, 71, 160, 32, QWeights::U4},
+      // decode tiles (1 to 3 rows: 4, 2 and 1 groups of 16 columns, the last one partial)
+      {1, 101, 64, 32, QWeights::U4},   {2, 230, 96, 96, QWeights::U4},   {3, 118, 1536, 32, QWeights::U4},
   };
   for (const Shape& s : shapes)
     for (bool extreme : {false, true})
@@ -232,7 +234,7 @@ TEST_CASE("qgemm_qd8: SIMD kernels are bit-identical to the scalar reference") {
           if (s.M > 1 && s.N > 17) {
             std::vector<float> z(c.M * c.N, -1.0f);
             c.q.y = z.data();
-            qd8_prepare_x(c.q, scratch.data());
+            qd8_prepare_x(c.q, scratch.data(), isa);
             if (isa == QIsa::Avx512)
               qgemm_qd8_avx512(c.q, scratch.data(), 1, c.M, 16, c.N);
             else
