@@ -162,7 +162,10 @@ void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, bool 
   }
   const size_t tm = 32;
   size_t tn = 64;
-  if (M <= 8) tn = std::max<size_t>(16, (N / (4 * threads) + 15) / 16 * 16);
+  if (M < 4 && q.wkind == QWeights::U4 && isa == QIsa::Avx512)  // decode: whole 64-column tiles (4 groups), ~6 per thread
+    tn = std::max<size_t>(64, (N / (6 * threads) + 63) / 64 * 64);
+  else if (M <= 8)
+    tn = std::max<size_t>(16, (N / (4 * threads) + 15) / 16 * 16);
   if (helper) {
     Tiles g{&t, M, N, tm, tn, (N + tn - 1) / tn};
     helper_parallel_for(run_tile_index, &g, ((M + tm - 1) / tm) * g.cols);

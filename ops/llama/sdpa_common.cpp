@@ -1,5 +1,9 @@
 #include "ops/llama/sdpa_common.h"
 
+// GCC 12: false -Wmaybe-uninitialized in its own avx512fintrin.h (_mm512_undefined_*).
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 #include <pthreadpool.h>
 
@@ -176,8 +180,28 @@ inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
   for (int64_t d = 0; d < D; ++d) op[d * o.strides[3]] = dst[d] * inv;
 }
 
+// 16 x 16 floats: r[i] = column i of the rows r[0..15] (unpack, then two 128-bit shuffles).
+__attribute__((target("avx512f"))) inline void transpose16(__m512 r[16]) {
+  __m512 t[16];
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; i += 2) t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]), t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; i += 4) {
+    r[i] = _mm512_shuffle_ps(t[i], t[i + 2], 0x44), r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], 0xEE);
+    r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0x44), r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+#pragma GCC unroll 2
+  for (int h = 0; h < 16; h += 8)
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; ++i)
+      t[h + i] = _mm512_shuffle_f32x4(r[h + i], r[h + 4 + i], 0x88), t[h + 4 + i] = _mm512_shuffle_f32x4(r[h + i], r[h + 4 + i], 0xDD);
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) r[i] = _mm512_shuffle_f32x4(t[i], t[8 + i], 0x88), r[8 + i] = _mm512_shuffle_f32x4(t[i], t[8 + i], 0xDD);
+}
+
 // The same arithmetic with AVX-512F: scores of 16 keys at once (one lane per key,
-// each lane its own in-order FMA chain over the head dim, keys gathered), the value
+// each lane its own in-order FMA chain over the head dim; contiguous keys are loaded
+// as rows and transposed 16 x 16, strided ones gathered), the value
 // sum 16 head-dim lanes at once (each lane in key order). Bit-equal to the body.
 __attribute__((target("avx512f"))) void sdpa_row_f32_avx512(void* p, size_t row) {
   const auto& job = *static_cast<const SdpaJob<float>*>(p);
@@ -209,7 +233,40 @@ __attribute__((target("avx512f"))) void sdpa_row_f32_avx512(void* p, size_t row)
     if (a.causal && n > pos) break;
     // keys this query may see in the block: [0, live)
     const int64_t live = a.causal ? std::min(nb, pos - n + 1) : nb;
-    for (int64_t j0 = 0; j0 < live; j0 += 16) {
+    if (kd == 1) {  // (gathers are slow: ~1 element per cycle, far worse with the GDS mitigation)
+      // up to 4 groups of 16 keys: their rows transposed 16 x 16 into t, their FMA chains interleaved
+      alignas(64) float t[4][16][16];
+      for (int64_t j0 = 0; j0 < live; j0 += 64) {
+        const int64_t ng = std::min<int64_t>(4, (live - j0 + 15) / 16);
+        __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+        for (int64_t d0 = 0; d0 < D; d0 += 16) {
+          const int64_t dn = std::min<int64_t>(16, D - d0);
+          const __mmask16 dm = static_cast<__mmask16>((1u << dn) - 1);
+          for (int64_t g = 0; g < ng; ++g) {
+            const int64_t cnt = std::min<int64_t>(16, live - j0 - 16 * g);
+            const float* base = kb + (n + j0 + 16 * g) * ks + d0;
+            __m512 r[16];
+#pragma GCC unroll 16
+            for (int j = 0; j < 16; ++j)  // keys past cnt: zero, as the gather's masked lanes
+              r[j] = _mm512_maskz_loadu_ps(j < cnt ? dm : static_cast<__mmask16>(0), base + j * ks);
+            transpose16(r);
+#pragma GCC unroll 16
+            for (int i = 0; i < 16; ++i) _mm512_store_ps(t[g][i], r[i]);
+          }
+          for (int64_t d = 0; d < dn; ++d) {
+            const __m512 qd = _mm512_set1_ps(qv[d0 + d]);
+#pragma GCC unroll 4
+            for (int g = 0; g < 4; ++g)
+              if (g < ng) acc[g] = _mm512_fmadd_ps(_mm512_load_ps(t[g][d]), qd, acc[g]);
+          }
+        }
+        for (int64_t g = 0; g < ng; ++g) {
+          const int64_t cnt = std::min<int64_t>(16, live - j0 - 16 * g);
+          _mm512_mask_storeu_ps(sc + j0 + 16 * g, static_cast<__mmask16>((1u << cnt) - 1), acc[g]);
+        }
+      }
+    }
+    for (int64_t j0 = 0; kd != 1 && j0 < live; j0 += 16) {
       const int64_t cnt = std::min<int64_t>(16, live - j0);
       const __mmask16 m = static_cast<__mmask16>((1u << cnt) - 1);
       const float* base = kb + (n + j0) * ks;
@@ -229,14 +286,27 @@ __attribute__((target("avx512f"))) void sdpa_row_f32_avx512(void* p, size_t row)
       bmax = std::max(bmax, x);
     }
     softmax_block(sc, nb, bmax, n > 0, dst, D, &run_max, &run_sum);
-    for (int64_t d0 = 0; d0 < D; d0 += 16) {
-      const __mmask16 m = D - d0 >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (D - d0)) - 1);
-      __m512 blk = _mm512_setzero_ps();
-      // masked keys have weight 0: v * 0 adds +-0 and changes nothing (the cache is finite)
-      for (int64_t j = 0; j < nb; ++j)
-        blk = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, vb + (n + j) * v.strides[1] + d0), _mm512_set1_ps(sc[j]), blk);
-      const __m512 prev = _mm512_maskz_loadu_ps(m, dst + d0);
-      _mm512_mask_storeu_ps(dst + d0, m, n == 0 ? blk : _mm512_add_ps(prev, blk));
+    // masked keys have weight 0: v * 0 adds +-0 and changes nothing (the cache is finite;
+    // the sums start at +0 and a sum is -0 only if both terms are), so the causal ones
+    // past `live` are skipped. 64 head-dim lanes at a time: four independent FMA chains.
+    for (int64_t d0 = 0; d0 < D; d0 += 64) {
+      __mmask16 m[4];
+      __m512 blk[4];
+      for (int i = 0; i < 4; ++i) {
+        const int64_t rem = D - d0 - 16 * i;
+        m[i] = rem >= 16 ? static_cast<__mmask16>(0xFFFF) : rem > 0 ? static_cast<__mmask16>((1u << rem) - 1) : 0;
+        blk[i] = _mm512_setzero_ps();
+      }
+      for (int64_t j = 0; j < live; ++j) {
+        const float* vp = vb + (n + j) * v.strides[1] + d0;
+        const __m512 w = _mm512_set1_ps(sc[j]);
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; ++i) blk[i] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m[i], vp + 16 * i), w, blk[i]);
+      }
+      for (int i = 0; i < 4; ++i) {
+        const __m512 prev = _mm512_maskz_loadu_ps(m[i], dst + d0 + 16 * i);
+        _mm512_mask_storeu_ps(dst + d0 + 16 * i, m[i], n == 0 ? blk[i] : _mm512_add_ps(prev, blk[i]));
+      }
     }
   }
   float* op = o.ptr<float>() + b * o.strides[0] + s * o.strides[1] + h * o.strides[2];
