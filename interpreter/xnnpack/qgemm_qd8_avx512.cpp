@@ -85,13 +85,19 @@ inline __m512i bcast32(const uint8_t* p) {
 // (one block) the kernel subtracts (128 + x_zp) sum (u - 8), the latter by vpdpbusd of ones.
 // Short tiles (R <= 2) keep the low and high products in separate accumulators (more
 // independent vpdpbusd chains: decode is latency- and memory-bound).
+// (GCC 12 keeps the intrinsic's accumulator out of place: register copies and spilled
+// broadcasts around every vpdpbusd in these loops. In place, as the instruction is.)
+inline __m512i dpbusd(__m512i acc, __m512i u8, __m512i s8) {
+  asm("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(u8), "v"(s8));
+  return acc;
+}
+
 constexpr int64_t kPrefetch = 1024;  // bytes ahead in each group's stream
-template <int R, int G>
+template <int R, int G, bool chan>  // chan: per channel (q.ksum null)
 void tile_u4(const QGemm& q, const uint8_t* xp, int64_t m, int64_t g0, int64_t n1) {
   constexpr int A = R <= 2 ? 2 : 1;
   const int64_t K = q.K, nb = K / q.block, spb = q.block / 8, bb = qd8_u4_block_bytes(q.block, q.wp_bf16);
   const int64_t gs = nb * bb;  // bytes per group
-  const bool chan = !q.ksum;
   const uint8_t* wb = q.wp + g0 * gs;  // block b of group g0 + j: wb + j gs (+ b bb)
   const __m512i c88 = _mm512_set1_epi8(static_cast<char>(0x88)), cf0 = _mm512_set1_epi8(static_cast<char>(0xF0));
   const __m512i ones = _mm512_set1_epi8(1);
@@ -125,15 +131,15 @@ void tile_u4(const QGemm& q, const uint8_t* xp, int64_t m, int64_t g0, int64_t n
         const __m512i w = _mm512_loadu_si512(p);
         hi[j] = _mm512_ternarylogic_epi32(w, c88, cf0, 0x28);  // (w ^ 0x88) & 0xF0
         lo[j] = _mm512_ternarylogic_epi32(_mm512_slli_epi32(w, 4), c88, cf0, 0x28);
-        if (chan) vs[j] = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(vs[j], ones, lo[j]), ones, hi[j]);
+        if constexpr (chan) vs[j] = dpbusd(dpbusd(vs[j], ones, lo[j]), ones, hi[j]);
       }
 #pragma GCC unroll 8
       for (int r = 0; r < R; ++r) {
         const __m512i xe = bcast32(xs + r * K), xo = bcast32(xs + r * K + 4);
 #pragma GCC unroll 4
         for (int j = 0; j < G; ++j) {
-          acc[r][j][0] = _mm512_dpbusd_epi32(acc[r][j][0], xe, lo[j]);
-          acc[r][j][A - 1] = _mm512_dpbusd_epi32(acc[r][j][A - 1], xo, hi[j]);
+          acc[r][j][0] = dpbusd(acc[r][j][0], xe, lo[j]);
+          acc[r][j][A - 1] = dpbusd(acc[r][j][A - 1], xo, hi[j]);
         }
       }
     }
@@ -146,7 +152,7 @@ void tile_u4(const QGemm& q, const uint8_t* xp, int64_t m, int64_t g0, int64_t n
 #pragma GCC unroll 8
       for (int r = 0; r < R; ++r) {
         __m512i d = A == 2 ? _mm512_add_epi32(acc[r][j][0], acc[r][j][A - 1]) : acc[r][j][0];
-        if (!chan) {
+        if constexpr (!chan) {
           vacc[r][j] = qd8_block_step<Ops512>(vacc[r][j], _mm512_srai_epi32(d, 4), sc);
         } else {  // per channel (one block): the output itself
           d = _mm512_sub_epi32(d, _mm512_mullo_epi32(_mm512_set1_epi32(128 + q.x_zp[m + r]), vs[j]));
@@ -169,28 +175,29 @@ void tile_u4(const QGemm& q, const uint8_t* xp, int64_t m, int64_t g0, int64_t n
 
 // Rows in tiles of 8 inside each group (its weights stay in cache); one to three rows
 // (decode): one row at a time over 4 groups (4 streams, 8 independent chains).
+template <bool chan>
 void run_u4(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
   const int64_t g1 = (n1 + 15) / 16;
   if (m1 - m0 < 4) {
     for (int64_t m = m0; m < m1; ++m) {
       int64_t g = n0 / 16;
-      for (; g + 4 <= g1; g += 4) tile_u4<1, 4>(q, xp, m, g, n1);
-      if (g + 2 <= g1) tile_u4<1, 2>(q, xp, m, g, n1), g += 2;
-      if (g < g1) tile_u4<1, 1>(q, xp, m, g, n1);
+      for (; g + 4 <= g1; g += 4) tile_u4<1, 4, chan>(q, xp, m, g, n1);
+      if (g + 2 <= g1) tile_u4<1, 2, chan>(q, xp, m, g, n1), g += 2;
+      if (g < g1) tile_u4<1, 1, chan>(q, xp, m, g, n1);
     }
     return;
   }
   for (int64_t g = n0 / 16; g < g1; ++g) {
     int64_t m = m0;
-    for (; m + 8 <= m1; m += 8) tile_u4<8, 1>(q, xp, m, g, n1);
+    for (; m + 8 <= m1; m += 8) tile_u4<8, 1, chan>(q, xp, m, g, n1);
     switch (m1 - m) {
-      case 7: tile_u4<7, 1>(q, xp, m, g, n1); break;
-      case 6: tile_u4<6, 1>(q, xp, m, g, n1); break;
-      case 5: tile_u4<5, 1>(q, xp, m, g, n1); break;
-      case 4: tile_u4<4, 1>(q, xp, m, g, n1); break;
-      case 3: tile_u4<3, 1>(q, xp, m, g, n1); break;
-      case 2: tile_u4<2, 1>(q, xp, m, g, n1); break;
-      case 1: tile_u4<1, 1>(q, xp, m, g, n1); break;
+      case 7: tile_u4<7, 1, chan>(q, xp, m, g, n1); break;
+      case 6: tile_u4<6, 1, chan>(q, xp, m, g, n1); break;
+      case 5: tile_u4<5, 1, chan>(q, xp, m, g, n1); break;
+      case 4: tile_u4<4, 1, chan>(q, xp, m, g, n1); break;
+      case 3: tile_u4<3, 1, chan>(q, xp, m, g, n1); break;
+      case 2: tile_u4<2, 1, chan>(q, xp, m, g, n1); break;
+      case 1: tile_u4<1, 1, chan>(q, xp, m, g, n1); break;
       default: break;
     }
   }
@@ -326,7 +333,7 @@ void qgemm_qd8_avx512(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1,
     const int64_t a = (n0 + 15) / 16 * 16 < n1 ? (n0 + 15) / 16 * 16 : n1;
     if (a > n0) qgemm_qd8_scalar(q, m0, m1, n0, a);
     if (q.block > 32768) return qgemm_qd8_scalar(q, m0, m1, a, n1);  // 16 x the dot could overflow int32
-    return run_u4(q, xp, m0, m1, a, n1);
+    return q.ksum ? run_u4<false>(q, xp, m0, m1, a, n1) : run_u4<true>(q, xp, m0, m1, a, n1);
   }
   const int64_t n16 = n0 + (n1 - n0) / 16 * 16;
   run_i8(q, xp, m0, m1, n0, n16);
