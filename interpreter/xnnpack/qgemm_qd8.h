@@ -28,6 +28,7 @@
 // Kernels (one per file, all bit-identical to the scalar reference):
 //   qgemm_qd8_scalar.cpp  the reference, any shape
 //   qgemm_qd8_avx2.cpp    AVX2 (4-bit packed: maddubs, 8 columns x 4 rows; 8-bit: widened madd)
+//   qgemm_qd8_amx.cpp     AMX-INT8 (blockwise 4-bit packed, 16 x 16 tiles, 4 blocks a round; prefill)
 //   qgemm_qd8_avx512.cpp  AVX-512 VNNI (4-bit packed: vpdpbusd of x + 128 by 16 (u - 8), 16
 //                         columns x 8 rows, or 64 columns x 1 row for decode; 8-bit in place:
 //                         16 columns x 4 rows), and the AVX-512 packer
@@ -121,10 +122,10 @@ void qd8_pack_u4_scalar(const uint8_t* w, const float* scales, bool bf16, int64_
 void qd8_pack_u4_avx512(const uint8_t* w, const float* scales, bool bf16, int64_t N, int64_t K, int64_t block, int64_t S,
                         uint8_t* out, int32_t* wsum32, int16_t* wsum16);
 
-enum class QIsa : uint8_t { Auto, Scalar, Avx2, Avx512 };
+enum class QIsa : uint8_t { Auto, Scalar, Avx2, Avx512, Amx };
 
 // The SIMD kernels read the activations prepared by qd8_prepare_x(q, xp, isa) (scratch):
-//   Avx512 (qd8_prepare_x_avx512): M * K bytes x + 128 (x ^ 0x80), for U4 every 8 k as
+//   Avx512 and Amx (qd8_prepare_x_avx512): M * K bytes x + 128 (x ^ 0x80), for U4 every 8 k as
 //       k 0 2 4 6 1 3 5 7 (the low, then the high nibbles of 4 weight bytes);
 //   Avx2: I8: M * K bytes x ^ 0x80; U4: M * K bytes x (signed) in that k order, then (at a
 //       64-byte boundary) int32 [M, blocks] 8 (sum_{k in b} x - x_zp block): the kernel
@@ -136,6 +137,11 @@ const int32_t* qd8_prepared_xcorr(const QGemm& q, const uint8_t* xp);
 bool cpu_has_avx512_vnni();
 void qgemm_qd8_avx2(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 void qgemm_qd8_avx512(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
+// AMX-INT8 (qgemm_qd8_amx.cpp): blockwise packed 4-bit, block 32 or 64, rows in 16s (the
+// rest on the AVX-512 kernel); reads the AVX-512 preparation (Amx prepares as Avx512).
+bool cpu_has_amx_int8();  // with the OS's permission for the tile state (requested once)
+bool qd8_amx_supported(const QGemm& q);
+void qgemm_qd8_amx(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 
 // Whole product, split over the pool's threads (pool may be null) or, with helper, over
 // the caller and the helper thread (helper_thread.h; pool unused). scratch: at least

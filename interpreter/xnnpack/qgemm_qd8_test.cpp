@@ -150,10 +150,13 @@ std::vector<QIsa> simd_isas() {
   std::vector<QIsa> v;
   if (pte::linalg::cpu_has_avx2_fma()) v.push_back(QIsa::Avx2);
   if (cpu_has_avx512_vnni()) v.push_back(QIsa::Avx512);
+  if (cpu_has_amx_int8()) v.push_back(QIsa::Amx);
   return v;
 }
 
-const char* isa_name(QIsa i) { return i == QIsa::Avx512 ? "avx512vnni" : i == QIsa::Avx2 ? "avx2" : "scalar"; }
+const char* isa_name(QIsa i) {
+  return i == QIsa::Amx ? "amx-int8" : i == QIsa::Avx512 ? "avx512vnni" : i == QIsa::Avx2 ? "avx2" : "scalar";
+}
 
 }  // namespace
 
@@ -197,6 +200,9 @@ TEST_CASE("qgemm_qd8: SIMD kernels are bit-identical to the scalar reference") {
       {3, 9, 1536, 1536, QWeights::I8}, {13, 71, 160, 32, QWeights::U4},
       // decode tiles (1 to 3 rows: 4, 2 and 1 groups of 16 columns, the last one partial)
       {1, 101, 64, 32, QWeights::U4},   {2, 230, 96, 96, QWeights::U4},   {3, 118, 1536, 32, QWeights::U4},
+      // AMX tiles (16 rows; 4 blocks a round and fewer at the end; other rows on AVX-512)
+      {16, 16, 32, 32, QWeights::U4},   {35, 53, 576, 32, QWeights::U4},  {48, 40, 448, 64, QWeights::U4},
+      {17, 70, 160, 32, QWeights::U4},
   };
   for (const Shape& s : shapes)
     for (bool extreme : {false, true})
@@ -235,7 +241,9 @@ TEST_CASE("qgemm_qd8: SIMD kernels are bit-identical to the scalar reference") {
             std::vector<float> z(c.M * c.N, -1.0f);
             c.q.y = z.data();
             qd8_prepare_x(c.q, scratch.data(), isa);
-            if (isa == QIsa::Avx512)
+            if (isa == QIsa::Amx && qd8_amx_supported(c.q))
+              qgemm_qd8_amx(c.q, scratch.data(), 1, c.M, 16, c.N);
+            else if (isa == QIsa::Avx512 || isa == QIsa::Amx)
               qgemm_qd8_avx512(c.q, scratch.data(), 1, c.M, 16, c.N);
             else
               qgemm_qd8_avx2(c.q, scratch.data(), 1, c.M, 16, c.N);
