@@ -28,21 +28,12 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
+#define PTE_QD8_OPS512
 #include "interpreter/xnnpack/qgemm_qd8_epilogue.h"
 
 namespace pte::xnn {
 
 namespace {
-
-struct Ops512 {
-  using F = __m512;
-  using I = __m512i;
-  static F add(F a, F b) { return _mm512_add_ps(a, b); }
-  static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
-  static F fma(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }
-  static F splat(float v) { return _mm512_set1_ps(v); }
-  static F to_float(I v) { return _mm512_cvtepi32_ps(v); }
-};
 
 struct alignas(64) TileConfig {
   uint8_t palette = 1, start_row = 0, reserved[14] = {};
@@ -105,7 +96,7 @@ void tile_amx(const QGemm& q, const uint8_t* xp, const uint8_t* bdec, int64_t m,
   const __m512 ks = _mm512_maskz_loadu_ps(keep, q.ksum + n);
   __m512 vacc[16];
 #pragma GCC unroll 16
-  for (int r = 0; r < 16; ++r) vacc[r] = qd8_acc_init<Ops512>(ks, q.x_zp[m + r]);
+  for (int r = 0; r < 16; ++r) vacc[r] = qd8_acc_init<Qd8Ops512>(ks, q.x_zp[m + r]);
   const int64_t rounds = (nb + 1) / 2;
   PTE_AMX_ISSUE(0, 1, 0, nb < 2 ? nb : 2);
   for (int64_t k = 0; k < rounds; ++k) {
@@ -128,13 +119,13 @@ void tile_amx(const QGemm& q, const uint8_t* xp, const uint8_t* bdec, int64_t m,
                                   : _mm512_loadu_ps(meta);
       const int32_t(*c)[16] = cbuf[k & 1][i];
 #pragma GCC unroll 16
-      for (int r = 0; r < 16; ++r) vacc[r] = qd8_block_step<Ops512>(vacc[r], _mm512_srai_epi32(_mm512_load_si512(c[r]), 4), sc);
+      for (int r = 0; r < 16; ++r) vacc[r] = qd8_block_step<Qd8Ops512>(vacc[r], _mm512_srai_epi32(_mm512_load_si512(c[r]), 4), sc);
     }
   }
   const __m512 bias = q.bias ? _mm512_maskz_loadu_ps(keep, q.bias + n) : _mm512_setzero_ps();
 #pragma GCC unroll 16
   for (int r = 0; r < 16; ++r)
-    _mm512_mask_storeu_ps(q.y + (m + r) * q.N + n, keep, qd8_output<Ops512>(vacc[r], _mm512_set1_ps(q.x_scale[m + r]), bias));
+    _mm512_mask_storeu_ps(q.y + (m + r) * q.N + n, keep, qd8_output<Qd8Ops512>(vacc[r], _mm512_set1_ps(q.x_scale[m + r]), bias));
 }
 #undef PTE_AMX_ISSUE
 #undef PTE_AMX_STORE

@@ -28,21 +28,12 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
+#define PTE_QD8_OPS512
 #include "interpreter/xnnpack/qgemm_qd8_epilogue.h"
 
 namespace pte::xnn {
 
 namespace {
-
-struct Ops512 {
-  using F = __m512;
-  using I = __m512i;
-  static F add(F a, F b) { return _mm512_add_ps(a, b); }
-  static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
-  static F fma(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }
-  static F splat(float v) { return _mm512_set1_ps(v); }
-  static F to_float(I v) { return _mm512_cvtepi32_ps(v); }
-};
 
 inline __m128i ld16(const uint8_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
 
@@ -109,7 +100,7 @@ void tile_u4(const QGemm& q, const uint8_t* xp, int64_t m, int64_t g0, int64_t n
     keep[j] = static_cast<__mmask16>(nv >= 16 ? 0xFFFF : (1u << nv) - 1);
     const __m512 ks = q.ksum ? _mm512_maskz_loadu_ps(keep[j], q.ksum + (g0 + j) * 16) : _mm512_setzero_ps();
 #pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) vacc[r][j] = q.ksum ? qd8_acc_init<Ops512>(ks, q.x_zp[m + r]) : _mm512_setzero_ps();
+    for (int r = 0; r < R; ++r) vacc[r][j] = q.ksum ? qd8_acc_init<Qd8Ops512>(ks, q.x_zp[m + r]) : _mm512_setzero_ps();
   }
   const uint8_t* xs = xp + m * K;
   for (int64_t b = 0; b < nb; ++b, wb += bb) {
@@ -153,11 +144,11 @@ void tile_u4(const QGemm& q, const uint8_t* xp, int64_t m, int64_t g0, int64_t n
       for (int r = 0; r < R; ++r) {
         __m512i d = A == 2 ? _mm512_add_epi32(acc[r][j][0], acc[r][j][A - 1]) : acc[r][j][0];
         if constexpr (!chan) {
-          vacc[r][j] = qd8_block_step<Ops512>(vacc[r][j], _mm512_srai_epi32(d, 4), sc);
+          vacc[r][j] = qd8_block_step<Qd8Ops512>(vacc[r][j], _mm512_srai_epi32(d, 4), sc);
         } else {  // per channel (one block): the output itself
           d = _mm512_sub_epi32(d, _mm512_mullo_epi32(_mm512_set1_epi32(128 + q.x_zp[m + r]), vs[j]));
           const __m512 bias = q.bias ? _mm512_maskz_loadu_ps(keep[j], q.bias + (g0 + j) * 16) : _mm512_setzero_ps();
-          vacc[r][j] = qd8_output_channel<Ops512>(_mm512_srai_epi32(d, 4), _mm512_set1_ps(q.x_scale[m + r]), sc, bias);
+          vacc[r][j] = qd8_output_channel<Qd8Ops512>(_mm512_srai_epi32(d, 4), _mm512_set1_ps(q.x_scale[m + r]), sc, bias);
         }
       }
     }
@@ -169,7 +160,7 @@ void tile_u4(const QGemm& q, const uint8_t* xp, int64_t m, int64_t g0, int64_t n
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r)
       _mm512_mask_storeu_ps(q.y + (m + r) * q.N + n, keep[j],
-                            q.ksum ? qd8_output<Ops512>(vacc[r][j], _mm512_set1_ps(q.x_scale[m + r]), bias) : vacc[r][j]);
+                            q.ksum ? qd8_output<Qd8Ops512>(vacc[r][j], _mm512_set1_ps(q.x_scale[m + r]), bias) : vacc[r][j]);
   }
 }
 
@@ -215,7 +206,7 @@ void tile_i8(const QGemm& q, const uint8_t* xp, int64_t m, int64_t n) {
   const __m512 bias = q.bias ? _mm512_loadu_ps(q.bias + n) : _mm512_setzero_ps();
   __m512 vacc[R];
 #pragma GCC unroll 4
-  for (int r = 0; r < R; ++r) vacc[r] = q.ksum ? qd8_acc_init<Ops512>(ks, q.x_zp[m + r]) : _mm512_setzero_ps();
+  for (int r = 0; r < R; ++r) vacc[r] = q.ksum ? qd8_acc_init<Qd8Ops512>(ks, q.x_zp[m + r]) : _mm512_setzero_ps();
   int64_t c = 0;
   for (int64_t b = 0; b < nb; ++b) {
     __m512i acc[R][4];
@@ -240,14 +231,14 @@ void tile_i8(const QGemm& q, const uint8_t* xp, int64_t m, int64_t n) {
     for (int r = 0; r < R; ++r) {
       __m512i dot = reduce4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]);
       dot = _mm512_sub_epi32(dot, _mm512_mullo_epi32(_mm512_set1_epi32(128 + qd8_dot_zp(q, m + r)), ws));
-      vacc[r] = q.ksum ? qd8_block_step<Ops512>(vacc[r], dot, sc)
-                       : qd8_output_channel<Ops512>(dot, _mm512_set1_ps(q.x_scale[m + r]), sc, bias);
+      vacc[r] = q.ksum ? qd8_block_step<Qd8Ops512>(vacc[r], dot, sc)
+                       : qd8_output_channel<Qd8Ops512>(dot, _mm512_set1_ps(q.x_scale[m + r]), sc, bias);
     }
   }
 #pragma GCC unroll 4
   for (int r = 0; r < R; ++r)
     _mm512_storeu_ps(q.y + (m + r) * N + n,
-                     q.ksum ? qd8_output<Ops512>(vacc[r], _mm512_set1_ps(q.x_scale[m + r]), bias) : vacc[r]);
+                     q.ksum ? qd8_output<Qd8Ops512>(vacc[r], _mm512_set1_ps(q.x_scale[m + r]), bias) : vacc[r]);
 }
 
 void run_i8(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {

@@ -134,6 +134,14 @@ struct Case {
       q.ksum = ksum.data();
     }
   }
+  // the whole product through qgemm_qd8, with the scratch it asks for (or none)
+  std::vector<float> run(pthreadpool_t pool, bool with_scratch = true, QIsa isa = QIsa::Auto, bool helper = false) {
+    std::vector<uint8_t> scratch(with_scratch ? qgemm_qd8_scratch_bytes(q) : 0);
+    std::vector<float> y(M * N, -1.0f);
+    q.y = y.data();
+    qgemm_qd8(pool, q, with_scratch ? scratch.data() : nullptr, isa, helper);
+    return y;
+  }
   std::vector<float> scalar() {
     std::vector<float> y(M * N, -1.0f);
     q.y = y.data();
@@ -266,25 +274,14 @@ TEST_CASE("qgemm_qd8: threads, unsupported shapes and no scratch give the refere
     Case c(70, 200, 576, 32, QWeights::U4);
     c.make(3);
     const auto ref = c.scalar();
-    std::vector<uint8_t> scratch(qgemm_qd8_scratch_bytes(c.q));
-    std::vector<float> y(c.M * c.N);
-    c.q.y = y.data();
-    qgemm_qd8(pool, c.q, scratch.data());
-    CHECK(same_bits(y, ref));
-    std::fill(y.begin(), y.end(), 0.0f);
-    qgemm_qd8(pool, c.q, nullptr);  // no scratch: the scalar kernel
-    CHECK(same_bits(y, ref));
+    CHECK(same_bits(c.run(pool), ref));
+    CHECK(same_bits(c.run(pool, /*with_scratch=*/false), ref));  // no scratch: the scalar kernel
   }
   {  // K = 36 with one block: not a multiple of 8, so the reference runs
     Case c(3, 20, 36, 36, QWeights::U4);
     c.make(4);
     CHECK(!qd8_simd_supported(c.q));
-    const auto ref = c.scalar();
-    std::vector<uint8_t> scratch(qgemm_qd8_scratch_bytes(c.q));
-    std::vector<float> y(c.M * c.N);
-    c.q.y = y.data();
-    qgemm_qd8(pool, c.q, scratch.data());
-    CHECK(same_bits(y, ref));
+    CHECK(same_bits(c.run(pool), c.scalar()));
   }
   pthreadpool_destroy(pool);
 }
@@ -312,15 +309,8 @@ TEST_CASE("qgemm_qd8: the helper thread runs every task exactly once, results bi
     Case c(M, 576, 576, 32, QWeights::U4);
     c.make(9);
     const auto ref = c.scalar();
-    std::vector<uint8_t> scratch(qgemm_qd8_scratch_bytes(c.q));
-    std::vector<float> y(c.M * c.N);
-    c.q.y = y.data();
     bool same = true;
-    for (int rep = 0; rep < 50 && same; ++rep) {
-      std::fill(y.begin(), y.end(), 0.0f);
-      qgemm_qd8(nullptr, c.q, scratch.data(), QIsa::Auto, /*helper=*/true);
-      same = same_bits(y, ref);
-    }
+    for (int rep = 0; rep < 50 && same; ++rep) same = same_bits(c.run(nullptr, true, QIsa::Auto, /*helper=*/true), ref);
     CAPTURE(M);
     CHECK(same);
   }
