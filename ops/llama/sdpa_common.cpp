@@ -314,6 +314,127 @@ __attribute__((target("avx512f"))) void sdpa_row_f32_avx512(void* p, size_t row)
   for (int64_t d = 0; d < D; ++d) op[d * o.strides[3]] = dst[d] * inv;
 }
 
+// The query heads that share a key/value head (grouped-query attention, 2 to 4 of them),
+// one (batch, kv head, position) at a time: each key row is loaded and transposed once
+// for all of them, each value row loaded once. Per head, every score and output lane is
+// the same in-order FMA chain as in sdpa_row_f32_avx512 (contiguous keys and values
+// only), so bit-equal to it and to the body.
+constexpr int64_t kGroupMaxDim = 256;
+template <int R>
+__attribute__((target("avx512f"))) void sdpa_heads_f32_avx512(const SdpaJob<float>& job, int64_t b, int64_t hk, int64_t s) {
+  const SdpaArgs& a = *job.a;
+  const int64_t D = job.D;
+  const Tensor &q = *a.q, &k = *a.k, &v = *a.v, &o = *a.out;
+  const int64_t ks = k.strides[1], vs = v.strides[1];
+  const float* kb = k.ptr<float>() + b * k.strides[0] + hk * k.strides[2];
+  const float* vb = v.ptr<float>() + b * v.strides[0] + hk * v.strides[2];
+  const int64_t pos = a.start_pos + s;
+  const float ninf = -std::numeric_limits<float>::infinity();
+  alignas(64) float qv[R][kGroupMaxDim], dst[R][kGroupMaxDim], sc[R][kKeyBlock];
+  alignas(64) float t[4][16][16];
+  float run_max[R], run_sum[R];
+  for (int r = 0; r < R; ++r) {
+    const float* qp = q.ptr<float>() + b * q.strides[0] + s * q.strides[1] + (hk * job.reps + r) * q.strides[2];
+    for (int64_t d = 0; d < D; ++d) qv[r][d] = qp[d * q.strides[3]], dst[r][d] = 0.f;
+    run_max[r] = ninf, run_sum[r] = 0.f;
+  }
+  const float* mrow = a.mask ? a.mask->ptr<float>() + s * a.mask->strides[0] : nullptr;
+  for (int64_t n = 0; n < a.kv_len; n += kKeyBlock) {
+    const int64_t nb = std::min(kKeyBlock, a.kv_len - n);
+    if (a.causal && n > pos) break;
+    const int64_t live = a.causal ? std::min(nb, pos - n + 1) : nb;
+    for (int64_t j0 = 0; j0 < live; j0 += 64) {
+      const int64_t ng = std::min<int64_t>(4, (live - j0 + 15) / 16);
+      __m512 acc[R][4];
+      for (int r = 0; r < R; ++r)
+        for (int g = 0; g < 4; ++g) acc[r][g] = _mm512_setzero_ps();
+      for (int64_t d0 = 0; d0 < D; d0 += 16) {
+        const int64_t dn = std::min<int64_t>(16, D - d0);
+        const __mmask16 dm = static_cast<__mmask16>((1u << dn) - 1);
+        for (int64_t g = 0; g < ng; ++g) {
+          const int64_t cnt = std::min<int64_t>(16, live - j0 - 16 * g);
+          const float* base = kb + (n + j0 + 16 * g) * ks + d0;
+          __m512 rw[16];
+#pragma GCC unroll 16
+          for (int j = 0; j < 16; ++j)
+            rw[j] = _mm512_maskz_loadu_ps(j < cnt ? dm : static_cast<__mmask16>(0), base + j * ks);
+          transpose16(rw);
+#pragma GCC unroll 16
+          for (int i = 0; i < 16; ++i) _mm512_store_ps(t[g][i], rw[i]);
+        }
+        for (int64_t d = 0; d < dn; ++d)
+#pragma GCC unroll 4
+          for (int r = 0; r < R; ++r) {
+            const __m512 qd = _mm512_set1_ps(qv[r][d0 + d]);
+#pragma GCC unroll 4
+            for (int g = 0; g < 4; ++g)
+              if (g < ng) acc[r][g] = _mm512_fmadd_ps(_mm512_load_ps(t[g][d]), qd, acc[r][g]);
+          }
+      }
+      for (int64_t g = 0; g < ng; ++g) {
+        const int64_t cnt = std::min<int64_t>(16, live - j0 - 16 * g);
+        for (int r = 0; r < R; ++r) _mm512_mask_storeu_ps(sc[r] + j0 + 16 * g, static_cast<__mmask16>((1u << cnt) - 1), acc[r][g]);
+      }
+    }
+    for (int r = 0; r < R; ++r) {
+      float bmax = ninf;
+      for (int64_t j = 0; j < nb; ++j) {
+        float x = j < live ? sc[r][j] : ninf;
+        x = x * a.scale;
+        if (mrow) x = x + mrow[(n + j) * a.mask->strides[1]];
+        sc[r][j] = x;
+        bmax = std::max(bmax, x);
+      }
+      softmax_block(sc[r], nb, bmax, n > 0, dst[r], D, &run_max[r], &run_sum[r]);
+    }
+    for (int64_t d0 = 0; d0 < D; d0 += 64) {  // (keys past `live`: weight 0, skipped as there)
+      __mmask16 m[4];
+      __m512 blk[R][4];
+      for (int i = 0; i < 4; ++i) {
+        const int64_t rem = D - d0 - 16 * i;
+        m[i] = rem >= 16 ? static_cast<__mmask16>(0xFFFF) : rem > 0 ? static_cast<__mmask16>((1u << rem) - 1) : 0;
+        for (int r = 0; r < R; ++r) blk[r][i] = _mm512_setzero_ps();
+      }
+      for (int64_t j = 0; j < live; ++j) {
+        const float* vp = vb + (n + j) * vs + d0;
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; ++i) {
+          const __m512 vv = _mm512_maskz_loadu_ps(m[i], vp + 16 * i);
+#pragma GCC unroll 4
+          for (int r = 0; r < R; ++r) blk[r][i] = _mm512_fmadd_ps(vv, _mm512_set1_ps(sc[r][j]), blk[r][i]);
+        }
+      }
+      for (int r = 0; r < R; ++r)
+        for (int i = 0; i < 4; ++i) {
+          const __m512 prev = _mm512_maskz_loadu_ps(m[i], dst[r] + d0 + 16 * i);
+          _mm512_mask_storeu_ps(dst[r] + d0 + 16 * i, m[i], n == 0 ? blk[r][i] : _mm512_add_ps(prev, blk[r][i]));
+        }
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    float* op = o.ptr<float>() + b * o.strides[0] + s * o.strides[1] + (hk * job.reps + r) * o.strides[2];
+    const float inv = 1.f / run_sum[r];
+    for (int64_t d = 0; d < D; ++d) op[d * o.strides[3]] = dst[r][d] * inv;
+  }
+}
+
+// row = (batch, kv head, position) of the grouped form
+__attribute__((target("avx512f"))) void sdpa_group_f32_avx512(void* p, size_t row) {
+  const auto& job = *static_cast<const SdpaJob<float>*>(p);
+  const int64_t S = job.S, Hk = job.Hq / job.reps;
+  const int64_t s = static_cast<int64_t>(row) % S, hk = static_cast<int64_t>(row) / S % Hk, b = static_cast<int64_t>(row) / S / Hk;
+  switch (job.reps) {
+    case 2: return sdpa_heads_f32_avx512<2>(job, b, hk, s);
+    case 3: return sdpa_heads_f32_avx512<3>(job, b, hk, s);
+    default: return sdpa_heads_f32_avx512<4>(job, b, hk, s);
+  }
+}
+
+bool sdpa_group_f32_ok(const SdpaArgs& a, int64_t reps, int64_t D) {
+  return reps >= 2 && reps <= 4 && D <= kGroupMaxDim && a.k->strides[3] == 1 && a.v->strides[3] == 1 &&
+         a.k->strides[1] * 16 <= (int64_t(1) << 30);
+}
+
 // std::fma is one instruction where the CPU has FMA, a (slow, same-valued) libm
 // call otherwise.
 __attribute__((target("fma"))) void sdpa_row_f32_fma(void* p, size_t row) {
@@ -335,6 +456,11 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
          : __builtin_cpu_supports("avx512f") ? sdpa_row_f32_avx512
          : __builtin_cpu_supports("fma")     ? sdpa_row_f32_fma
                                              : sdpa_row_f32_plain;
+  if constexpr (std::is_same_v<T, float>)
+    if (fn == sdpa_row_f32_avx512 && sdpa_group_f32_ok(a, job.reps, job.D)) {
+      fn = sdpa_group_f32_avx512;  // the heads of a kv head together: rows are (batch, kv head, position)
+      rows /= static_cast<size_t>(job.reps);
+    }
   const int threads = work >= double(1 << 20) ? ctx.claim_threads : 1;
   if (threads <= 1) {
     for (size_t r = 0; r < rows; ++r) fn(&job, r);
