@@ -139,8 +139,12 @@ void run_amx(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m16, int64_t
   for (int t = 6; t < 8; ++t) cfg.rows[t] = BLK / 4, cfg.colsb[t] = 64;
   alignas(64) uint8_t bdec[kMaxK * 16];
   _tile_loadconfig(&cfg);
+  // (GCC's tileloadd asm does not say it reads memory: the compiler barriers keep the
+  // prepared activations' and bdec's stores before the tile loads)
+  __asm__ volatile("" ::: "memory");
   for (int64_t g = n0 / 16; g * 16 < n1; ++g) {
     decode_group<BLK>(q, g, bdec);
+    __asm__ volatile("" ::: "memory");
     for (int64_t m = m0; m < m16; m += 16) tile_amx<BLK>(q, xp, bdec, m, g, n1);
   }
   _tile_release();
