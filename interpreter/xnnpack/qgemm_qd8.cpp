@@ -35,6 +35,10 @@ void qd8_pack_u4(const uint8_t* w, const float* scales, bool bf16, int64_t N, in
   qd8_pack_u4_scalar(w, scales, bf16, N, K, block, S, out, wsum32, wsum16);
 }
 
+bool qd8_ksum_u4_packed(const uint8_t* wp, bool bf16, int64_t N, int64_t K, int64_t block, float* ksum) {
+  return cpu_has_avx512_vnni() && qd8_ksum_u4_packed_avx512(wp, bf16, N, K, block, ksum);
+}
+
 void qd8_pack_u4_scalar(const uint8_t* w, const float* scales, bool bf16, int64_t N, int64_t K, int64_t block, int64_t S,
                         uint8_t* out, int32_t* wsum32, int16_t* wsum16) {
   const int64_t rb = K / 2, nb = K / block, spb = block / 8;

@@ -75,6 +75,11 @@ inline int32_t qd8_dot_zp(const QGemm& q, int64_t m) { return q.ksum ? -128 : q.
 // minus (sum of each 16 consecutive weights, never across a block) x its block's scale,
 // in k order (its packing for kr = 8, two planes).
 float qd8_ksum_u4(const uint8_t* row, int64_t K, int64_t block, const float* block_scales);
+// The same for all N columns from the packed filter (qd8_pack_u4), bit-identical; false
+// (nothing written) unless block is a multiple of 16. qd8_ksum_u4_packed: AVX-512 where
+// the CPU has it, else false.
+bool qd8_ksum_u4_packed_avx512(const uint8_t* wp, bool bf16, int64_t N, int64_t K, int64_t block, float* ksum);
+bool qd8_ksum_u4_packed(const uint8_t* wp, bool bf16, int64_t N, int64_t K, int64_t block, float* ksum);
 
 inline int64_t qd8_u4_block_bytes(int64_t block, bool bf16) { return block / 8 * 64 + (bf16 ? 32 : 64); }
 inline int64_t qd8_meta_stride(const QGemm& q) { return q.meta_stride ? q.meta_stride : q.N; }

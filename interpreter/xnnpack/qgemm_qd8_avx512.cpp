@@ -299,6 +299,37 @@ void qd8_pack_u4_avx512(const uint8_t* w, const float* scales, bool bf16, int64_
     }
 }
 
+// qd8_ksum_u4 of every column from the packed stream (block and K multiples of 16): per
+// 16 k, the nibble sums of 16 columns by vpdpbusd with ones, then the same float steps
+// per lane (acc - sum x scale, k order) as the scalar form: bit-identical.
+bool qd8_ksum_u4_packed_avx512(const uint8_t* wp, bool bf16, int64_t N, int64_t K, int64_t block, float* ksum) {
+  if (block % 16 != 0 || K % block != 0) return false;
+  const int64_t nb = K / block, spb = block / 8, bb = qd8_u4_block_bytes(block, bf16);
+  const __m512i m4 = _mm512_set1_epi8(0x0F), ones = _mm512_set1_epi8(1), c128 = _mm512_set1_epi32(128);
+  for (int64_t g = 0; g * 16 < N; ++g) {
+    const uint8_t* wb = wp + g * nb * bb;
+    __m512 acc = _mm512_setzero_ps();
+    for (int64_t b = 0; b < nb; ++b, wb += bb) {
+      const uint8_t* meta = wb + spb * 64;
+      const __m512 sc = bf16 ? _mm512_castsi512_ps(_mm512_slli_epi32(
+                                   _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(meta))), 16))
+                             : _mm512_loadu_ps(meta);
+      for (int64_t s = 0; s < spb; s += 2) {
+        __m512i sum = _mm512_setzero_si512();
+        for (int64_t t = s; t < s + 2; ++t) {
+          const __m512i w = _mm512_loadu_si512(wb + t * 64);
+          sum = _mm512_dpbusd_epi32(sum, _mm512_and_si512(w, m4), ones);
+          sum = _mm512_dpbusd_epi32(sum, _mm512_and_si512(_mm512_srli_epi16(w, 4), m4), ones);
+        }
+        acc = _mm512_sub_ps(acc, _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(sum, c128)), sc));
+      }
+    }
+    const int64_t nv = N - g * 16 < 16 ? N - g * 16 : 16;
+    _mm512_mask_storeu_ps(ksum + g * 16, static_cast<__mmask16>(nv >= 16 ? 0xFFFF : (1u << nv) - 1), acc);
+  }
+  return true;
+}
+
 // The activations as this file's kernels read them (qgemm_qd8.h): x + 128 (x ^ 0x80),
 // for U4 every 8 k as k 0 2 4 6 1 3 5 7 (one vpshufb per 64 bytes). No block sums.
 void qd8_prepare_x_avx512(const QGemm& q, uint8_t* xp) {

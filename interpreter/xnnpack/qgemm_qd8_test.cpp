@@ -132,6 +132,13 @@ struct Case {
         }
       }
       q.ksum = ksum.data();
+      if (pack && kind == QWeights::U4) {  // load's vector form (16 columns at once, from the stream)
+        std::vector<float> kp(N, -7.0f);
+        if (qd8_ksum_u4_packed(wpack.data(), compact, N, K, block, kp.data()))
+          CHECK(std::memcmp(kp.data(), ksum.data(), N * 4) == 0);
+        else
+          CHECK((block % 16 != 0 || !cpu_has_avx512_vnni()));
+      }
     }
   }
   // the whole product through qgemm_qd8, with the scratch it asks for (or none)
