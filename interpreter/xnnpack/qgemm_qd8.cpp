@@ -170,8 +170,8 @@ void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, bool 
   }
   size_t tm = 32;
   size_t tn = 64;
-  if (isa == QIsa::Amx) {  // every row in one task (each group's weights decoded once), ~4 tasks per thread
-    tm = M;
+  if (isa == QIsa::Amx) {  // all rows (up to 256: their activations stay in L2) in one task, each group's
+    tm = std::min<size_t>(M, 256);  // weights decoded once; ~4 tasks per thread
     tn = std::max<size_t>(16, (N / (4 * threads) + 15) / 16 * 16);
   }
   if (M < 4 && q.wkind == QWeights::U4 && isa == QIsa::Avx512)  // decode: whole 64-column tiles (4 groups), ~6 per thread

@@ -36,7 +36,8 @@ struct Case {
 
   Case(int64_t m, int64_t n, int64_t k, int64_t b, QWeights w, bool e = false) : M(m), N(n), K(k), block(b), kind(w), extreme(e) {}
   // compact: bf16 scales and int16 sums (what load prepares for blockwise 4-bit filters)
-  void make(uint32_t seed, bool with_bias = true, bool compact = false) {
+  // tiny: every third column's scales ~1e-38 (subnormal: scale / 16 is not exact)
+  void make(uint32_t seed, bool with_bias = true, bool compact = false, bool tiny = false) {
     std::mt19937 rng(seed);
     std::uniform_int_distribution<int> q8(-128, 127), q4(0, 15), coin(0, 1);
     const int64_t nb = K / block, rb = kind == QWeights::U4 ? (K + 1) / 2 : K;
@@ -67,6 +68,7 @@ struct Case {
       if (i % S >= N) continue;  // padding
       float& v = ws[i];
       v = u(rng);
+      if (tiny && (i % S) % 3 == 0) v *= 1e-36f;
       if (compact) {  // a bf16 value
         uint32_t b;
         std::memcpy(&b, &v, 4);
@@ -272,6 +274,18 @@ TEST_CASE("qgemm_qd8: SIMD kernels are bit-identical to the scalar reference") {
           }
         }
       }
+}
+
+TEST_CASE("qgemm_qd8: subnormal block scales (the AMX epilogue's exact scale / 16 form does not apply)") {
+  for (bool compact : {false, true}) {
+    Case c(35, 40, 128, 32, QWeights::U4);
+    c.make(21, true, compact, /*tiny=*/true);
+    const auto ref = c.scalar();
+    for (QIsa isa : simd_isas()) {
+      CAPTURE(isa_name(isa));
+      CHECK(same_bits(c.run(nullptr, true, isa), ref));
+    }
+  }
 }
 
 TEST_CASE("qgemm_qd8: threads, unsupported shapes and no scratch give the reference result") {
