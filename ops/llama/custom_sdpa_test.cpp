@@ -155,6 +155,12 @@ TEST_CASE("llama::update_cache.out writes rows at start_pos and nothing else") {
   CHECK(Harness::values<float>(c2) == std::vector<float>{3, 4, 0, 0, 0, 0, 1, 2});
 }
 
+TEST_CASE("llama::custom_sdpa.out: the AVX-512 forms' vector expf equals std::exp (every 97th float of [-104, 89])") {
+  const int r = pte::sdpa_vector_expf_check(97);
+  if (r < 0) MESSAGE("no AVX-512: not checked");
+  CHECK(r != 0);
+}
+
 TEST_CASE("llama::custom_sdpa.out: float32 AVX-512 form equals the scalar official-order form bit for bit") {
   struct Cfg { int S, Hq, Hkv, D, L, start; bool causal; bool mask; };
   const Cfg cfgs[] = {{1, 9, 3, 64, 700, 650, true, false},   // decode past one 512-key block

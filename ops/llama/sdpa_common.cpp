@@ -3,6 +3,7 @@
 // GCC 12: false -Wmaybe-uninitialized in its own avx512fintrin.h (_mm512_undefined_*).
 #if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <immintrin.h>
 #include <pthreadpool.h>
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -104,6 +106,131 @@ inline void softmax_block(float* sc, int64_t nb, float bmax, bool rescale, float
     sc[j] = std::exp(sc[j] - m);
     lanes[j % 16] += sc[j];
   }
+  float bsum = 0.f;
+  for (int l = 0; l < 16; ++l) bsum += lanes[l];
+  for (int64_t j = vec; j < nb; ++j) {
+    const double e = std::exp(static_cast<double>(sc[j] - m));
+    bsum = static_cast<float>(static_cast<double>(bsum) + e);
+    sc[j] = static_cast<float>(e);
+  }
+  const float c = std::exp(*run_max - m);
+  *run_sum = bsum + c * *run_sum;
+  *run_max = m;
+  if (rescale)
+    for (int64_t d = 0; d < D; ++d) dst[d] = dst[d] * c;
+}
+
+// expf of 16 lanes, the very arithmetic of glibc's expf (its FMA variant, which std::exp
+// runs on this ISA): x * N / ln2 = k + r in double (fused), 2^(k/N) from a 32-entry table
+// (bits of 2^(i/32) - i << 47, plus k << 47), a cubic in r (fused steps), one rounding to
+// float. Only for lanes |x| < 2^... below its special-case bound (top 12 bits < 0x42a,
+// |x| < ~88): the caller checks. The table is built at first use and the whole form checked
+// against std::exp on ~70k inputs (the test: millions); on any difference (another libm)
+// it is not used.
+struct VecExpf {
+  alignas(64) uint64_t tab[32];
+  bool ok = false;
+};
+__attribute__((target("avx512f"))) inline __m256 expf8_avx512(__m256 xf, const uint64_t* tab) {
+  const __m512d invln2n = _mm512_set1_pd(0x1.71547652b82fep+5), shift = _mm512_set1_pd(0x1.8p+52);
+  const __m512d xd = _mm512_cvtps_pd(xf);
+  const __m512d kds = _mm512_fmadd_pd(invln2n, xd, shift);
+  const __m512i ki = _mm512_castpd_si512(kds);
+  const __m512d kd = _mm512_sub_pd(kds, shift);
+  const __m512d r = _mm512_fmsub_pd(invln2n, xd, kd);
+  const __m512i idx = _mm512_and_si512(ki, _mm512_set1_epi64(31));
+  const __m512i lo = _mm512_permutex2var_epi64(_mm512_load_si512(tab), idx, _mm512_load_si512(tab + 8));
+  const __m512i hi = _mm512_permutex2var_epi64(_mm512_load_si512(tab + 16), idx, _mm512_load_si512(tab + 24));
+  __m512i t = _mm512_mask_blend_epi64(_mm512_test_epi64_mask(idx, _mm512_set1_epi64(16)), lo, hi);
+  t = _mm512_add_epi64(t, _mm512_slli_epi64(ki, 47));
+  const __m512d sc = _mm512_castsi512_pd(t);
+  const __m512d z = _mm512_fmadd_pd(r, _mm512_set1_pd(0x1.c6af84b912394p-20), _mm512_set1_pd(0x1.ebfce50fac4f3p-13));
+  const __m512d r2 = _mm512_mul_pd(r, r);
+  __m512d y = _mm512_fmadd_pd(r, _mm512_set1_pd(0x1.62e42ff0c52d6p-6), _mm512_set1_pd(1.0));
+  y = _mm512_fmadd_pd(z, r2, y);
+  return _mm512_cvtpd_ps(_mm512_mul_pd(y, sc));
+}
+__attribute__((target("avx512f"))) inline __m512 expf16_avx512(__m512 x, const uint64_t* tab) {
+  const __m256 lo = expf8_avx512(_mm512_castps512_ps256(x), tab);
+  const __m256 hi = expf8_avx512(_mm256_castsi256_ps(_mm512_extracti64x4_epi64(_mm512_castps_si512(x), 1)), tab);
+  return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
+}
+// lanes whose |x| is below expf's special-case bound
+__attribute__((target("avx512f"))) inline __mmask16 expf_plain_lanes(__m512 x) {
+  const __m512i top = _mm512_and_si512(_mm512_srli_epi32(_mm512_castps_si512(x), 20), _mm512_set1_epi32(0x7ff));
+  return _mm512_cmplt_epi32_mask(top, _mm512_set1_epi32(0x42a));
+}
+__attribute__((target("avx512f"))) bool vec_expf_same16(const VecExpf& v, const float* in) {
+  alignas(64) float out[16];
+  const __m512 x = _mm512_loadu_ps(in);
+  const __mmask16 plain = expf_plain_lanes(x);
+  _mm512_store_ps(out, expf16_avx512(x, v.tab));
+  for (int l = 0; l < 16; ++l) {
+    if (!((plain >> l) & 1)) continue;
+    const float e = std::exp(in[l]);
+    if (std::memcmp(&e, &out[l], 4) != 0) return false;
+  }
+  return true;
+}
+// every stride-th float of [-104, 0] and of [0, 89] (lanes past the plain range skipped)
+bool vec_expf_check(const VecExpf& v, uint32_t stride) {
+  float in[16];
+  int n = 0;
+  for (float lim : {-104.0f, 89.0f}) {
+    uint32_t u0, u1;
+    const float z = lim < 0 ? -0.0f : 0.0f;
+    std::memcpy(&u0, &z, 4), std::memcpy(&u1, &lim, 4);
+    for (uint32_t u = u0; u <= u1; u += stride) {
+      std::memcpy(&in[n++], &u, 4);
+      if (n == 16) {
+        if (!vec_expf_same16(v, in)) return false;
+        n = 0;
+      }
+    }
+  }
+  return true;
+}
+const VecExpf& vec_expf() {
+  static const VecExpf v = [] {
+    VecExpf t;
+    for (int i = 0; i < 32; ++i) {
+      const double e = std::exp2(i / 32.0);
+      uint64_t b;
+      std::memcpy(&b, &e, 8);
+      t.tab[i] = b - (static_cast<uint64_t>(i) << 47);
+    }
+    t.ok = __builtin_cpu_supports("avx512f") && vec_expf_check(t, 16381);  // ~70k inputs, ~1 ms
+    return t;
+  }();
+  return v;
+}
+
+// softmax_block with the 16-lane part's exps 16 at a time (vec_expf; vectors with a lane
+// past the plain range, -inf among them, through std::exp): the same values and sums.
+__attribute__((target("avx512f"))) void softmax_block_avx512(float* sc, int64_t nb, float bmax, bool rescale, float* dst, int64_t D,
+                                                            float* run_max, float* run_sum) {
+  const VecExpf& ve = vec_expf();
+  const float m = *run_max > bmax ? *run_max : bmax;
+  if (!ve.ok || m == -std::numeric_limits<float>::infinity()) return softmax_block(sc, nb, bmax, rescale, dst, D, run_max, run_sum);
+  const int64_t vec = nb / 16 * 16;
+  __m512 lane = _mm512_setzero_ps();
+  const __m512 vm = _mm512_set1_ps(m);
+  for (int64_t j = 0; j < vec; j += 16) {
+    const __m512 x = _mm512_sub_ps(_mm512_loadu_ps(sc + j), vm);
+    __m512 e;
+    if (expf_plain_lanes(x) == 0xFFFF) {
+      e = expf16_avx512(x, ve.tab);
+    } else {
+      alignas(64) float t[16];
+      _mm512_store_ps(t, x);
+      for (int l = 0; l < 16; ++l) t[l] = std::exp(t[l]);
+      e = _mm512_load_ps(t);
+    }
+    _mm512_storeu_ps(sc + j, e);
+    lane = _mm512_add_ps(lane, e);
+  }
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, lane);
   float bsum = 0.f;
   for (int l = 0; l < 16; ++l) bsum += lanes[l];
   for (int64_t j = vec; j < nb; ++j) {
@@ -285,7 +412,7 @@ __attribute__((target("avx512f"))) void sdpa_row_f32_avx512(void* p, size_t row)
       sc[j] = x;
       bmax = std::max(bmax, x);
     }
-    softmax_block(sc, nb, bmax, n > 0, dst, D, &run_max, &run_sum);
+    softmax_block_avx512(sc, nb, bmax, n > 0, dst, D, &run_max, &run_sum);
     // masked keys have weight 0: v * 0 adds +-0 and changes nothing (the cache is finite;
     // the sums start at +0 and a sum is -0 only if both terms are), so the causal ones
     // past `live` are skipped. 64 head-dim lanes at a time: four independent FMA chains.
@@ -351,6 +478,8 @@ __attribute__((target("avx512f"))) void sdpa_heads_f32_avx512(const SdpaJob<floa
       for (int64_t d0 = 0; d0 < D; d0 += 16) {
         const int64_t dn = std::min<int64_t>(16, D - d0);
         const __mmask16 dm = static_cast<__mmask16>((1u << dn) - 1);
+        // the next 64 keys' rows (this slice of them): the cache is cold at every step
+        for (int64_t j = j0 + 64; j < std::min(live, j0 + 128); ++j) _mm_prefetch(reinterpret_cast<const char*>(kb + (n + j) * ks + d0), _MM_HINT_T0);
         for (int64_t g = 0; g < ng; ++g) {
           const int64_t cnt = std::min<int64_t>(16, live - j0 - 16 * g);
           const float* base = kb + (n + j0 + 16 * g) * ks + d0;
@@ -385,7 +514,7 @@ __attribute__((target("avx512f"))) void sdpa_heads_f32_avx512(const SdpaJob<floa
         sc[r][j] = x;
         bmax = std::max(bmax, x);
       }
-      softmax_block(sc[r], nb, bmax, n > 0, dst[r], D, &run_max[r], &run_sum[r]);
+      softmax_block_avx512(sc[r], nb, bmax, n > 0, dst[r], D, &run_max[r], &run_sum[r]);
     }
     for (int64_t d0 = 0; d0 < D; d0 += 64) {  // (keys past `live`: weight 0, skipped as there)
       __mmask16 m[4];
@@ -397,6 +526,8 @@ __attribute__((target("avx512f"))) void sdpa_heads_f32_avx512(const SdpaJob<floa
       }
       for (int64_t j = 0; j < live; ++j) {
         const float* vp = vb + (n + j) * vs + d0;
+        if (j + 16 < live)
+          for (int64_t c = 0; c < std::min<int64_t>(D - d0, 64); c += 16) _mm_prefetch(reinterpret_cast<const char*>(vp + 16 * vs + c), _MM_HINT_T0);
 #pragma GCC unroll 4
         for (int i = 0; i < 4; ++i) {
           const __m512 vv = _mm512_maskz_loadu_ps(m[i], vp + 16 * i);
@@ -485,6 +616,12 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
 }  // namespace
 
 void sdpa_force_scalar(bool on) { g_force_scalar.store(on); }
+
+int sdpa_vector_expf_check(uint32_t stride) {
+  if (!__builtin_cpu_supports("avx512f")) return -1;
+  if (!vec_expf().ok) return 0;
+  return vec_expf_check(vec_expf(), stride) ? 1 : 0;
+}
 
 bool sdpa_prepare(KernelContext& ctx, SdpaArgs& a, bool has_scale, double scale) {
   const Tensor &q = *a.q, &k = *a.k, &v = *a.v;
