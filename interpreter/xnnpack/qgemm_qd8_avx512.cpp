@@ -83,7 +83,10 @@ inline __m512i dpbusd(__m512i acc, __m512i u8, __m512i s8) {
   return acc;
 }
 
-constexpr int64_t kPrefetch = 1024;  // bytes ahead in each group's stream
+// Prefetch in each group's stream: to L2 far ahead and to L1 near (a prefetch to L1 holds
+// a fill buffer for the whole memory latency, ~16 of them per core: the far one to L2 keeps
+// more lines in flight; measured ~10% over one T0 prefetch 1 KiB ahead on decode).
+constexpr int64_t kPrefetchL1 = 512, kPrefetchL2 = 2048;
 template <int R, int G, bool chan>  // chan: per channel (q.ksum null)
 void tile_u4(const QGemm& q, const uint8_t* xp, int64_t m, int64_t g0, int64_t n1) {
   constexpr int A = R <= 2 ? 2 : 1;
@@ -118,7 +121,8 @@ void tile_u4(const QGemm& q, const uint8_t* xp, int64_t m, int64_t g0, int64_t n
 #pragma GCC unroll 4
       for (int j = 0; j < G; ++j) {
         const uint8_t* p = wb + j * gs + s * 64;
-        _mm_prefetch(reinterpret_cast<const char*>(p + kPrefetch), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(p + kPrefetchL2), _MM_HINT_T1);
+        _mm_prefetch(reinterpret_cast<const char*>(p + kPrefetchL1), _MM_HINT_T0);
         const __m512i w = _mm512_loadu_si512(p);
         hi[j] = _mm512_ternarylogic_epi32(w, c88, cf0, 0x28);  // (w ^ 0x88) & 0xF0
         lo[j] = _mm512_ternarylogic_epi32(_mm512_slli_epi32(w, 4), c88, cf0, 0x28);
