@@ -19,8 +19,9 @@
 // the order decode reads it: per group of 16 columns (N padded to 16), per block, the
 // block's weights as 64-byte vectors of 8 k x 16 columns (4 bytes = 8 nibbles per
 // column, the file's bytes), then the block's 16 scales (bf16, or fp32 if not bf16-exact).
-// The SIMD kernels read only that stream for U4 (the block sums of the nibbles computed on
-// the fly), so load keeps no other copy. Otherwise, per block b and column n ([blocks][S],
+// The SIMD kernels read only that stream for U4 (AVX-512 and AMX turn the nibbles u into
+// signed bytes 16 (u - 8) and need no sums blockwise; AVX2 sums the nibbles on the fly),
+// so load keeps no other copy. Otherwise, per block b and column n ([blocks][S],
 // column fastest, S = meta_stride >= N, prepared at load; padding columns hold zeros):
 //   scale[b * S + n], wsum[b * S + n] = sum_{k in b} w[n, k]  (for the zero-point term),
 //   fp32 / int32, or bf16 / int16 for blockwise 4-bit filters.
@@ -28,7 +29,8 @@
 // Kernels (one per file, all bit-identical to the scalar reference):
 //   qgemm_qd8_scalar.cpp  the reference, any shape
 //   qgemm_qd8_avx2.cpp    AVX2 (4-bit packed: maddubs, 8 columns x 4 rows; 8-bit: widened madd)
-//   qgemm_qd8_amx.cpp     AMX-INT8 (blockwise 4-bit packed, 16 x 16 tiles, 4 blocks a round; prefill)
+//   qgemm_qd8_amx.cpp     AMX-INT8 (blockwise 4-bit packed, block 32 / 64: 16 x 16 tiles, two
+//                         blocks a round; 16 rows or more, i.e. prefill)
 //   qgemm_qd8_avx512.cpp  AVX-512 VNNI (4-bit packed: vpdpbusd of x + 128 by 16 (u - 8), 16
 //                         columns x 8 rows, or 64 columns x 1 row for decode; 8-bit in place:
 //                         16 columns x 4 rows), and the AVX-512 packer
