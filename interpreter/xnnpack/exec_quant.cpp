@@ -148,11 +148,6 @@ Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared
       std::memcpy(&u, &scales[i], 4);
       compact = (u & 0xFFFFu) == 0;
     }
-    if (w.dtype == DT::QBInt4) {
-      p->ksum.resize(static_cast<size_t>(N));
-      for (int64_t o = 0; o < N; ++o)
-        p->ksum[static_cast<size_t>(o)] = qd8_ksum_u4(w.data + o * p->w_row_bytes, K, block, scales.data() + o * nb);
-    }
     // 4-bit: repacked for the SIMD kernels (qd8_pack_u4: the file's bytes in another order,
     // with the block scales)
     const bool pack = w4 && K % 8 == 0 && block % 8 == 0;
@@ -162,8 +157,14 @@ Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared
       if (!p->wpack) return fail("cannot allocate the packed filter");
       p->wpack_bf16 = compact;
       qd8_pack_u4(w.data, scales.data(), compact, N, K, block, p->meta_stride, p->wpack.get(), nullptr, nullptr);
-      return Status::ok();
     }
+    if (w.dtype == DT::QBInt4) {  // (from the packed stream where it can: 16 columns at once)
+      p->ksum.resize(static_cast<size_t>(N));
+      if (!pack || !qd8_ksum_u4_packed(p->wpack.get(), compact, N, K, block, p->ksum.data()))
+        for (int64_t o = 0; o < N; ++o)
+          p->ksum[static_cast<size_t>(o)] = qd8_ksum_u4(w.data + o * p->w_row_bytes, K, block, scales.data() + o * nb);
+    }
+    if (pack) return Status::ok();
     const size_t cells = static_cast<size_t>(p->meta_stride * nb);
     if (compact)
       p->wsum16.assign(cells, 0), p->scale_bf16.assign(cells, 0);

@@ -35,6 +35,10 @@ void qd8_pack_u4(const uint8_t* w, const float* scales, bool bf16, int64_t N, in
   qd8_pack_u4_scalar(w, scales, bf16, N, K, block, S, out, wsum32, wsum16);
 }
 
+bool qd8_ksum_u4_packed(const uint8_t* wp, bool bf16, int64_t N, int64_t K, int64_t block, float* ksum) {
+  return cpu_has_avx512_vnni() && qd8_ksum_u4_packed_avx512(wp, bf16, N, K, block, ksum);
+}
+
 void qd8_pack_u4_scalar(const uint8_t* w, const float* scales, bool bf16, int64_t N, int64_t K, int64_t block, int64_t S,
                         uint8_t* out, int32_t* wsum32, int16_t* wsum16) {
   const int64_t rb = K / 2, nb = K / block, spb = block / 8;
@@ -82,7 +86,8 @@ const int32_t* qd8_prepared_xcorr(const QGemm& q, const uint8_t* xp) {
   return reinterpret_cast<const int32_t*>(xp + xsum_offset(q));
 }
 
-void qd8_prepare_x(const QGemm& q, uint8_t* xp) {
+void qd8_prepare_x(const QGemm& q, uint8_t* xp, QIsa isa) {
+  if (isa == QIsa::Avx512 || isa == QIsa::Amx) return qd8_prepare_x_avx512(q, xp);
   const uint8_t* x = reinterpret_cast<const uint8_t*>(q.x);
   const int64_t n = q.M * q.K;
   if (q.wkind == QWeights::I8) {
@@ -120,6 +125,7 @@ void run_tile(void* ctx, size_t m0, size_t n0, size_t tm, size_t tn) {
   const int64_t a = static_cast<int64_t>(m0), b = a + static_cast<int64_t>(tm);
   const int64_t c = static_cast<int64_t>(n0), d = c + static_cast<int64_t>(tn);
   switch (t.isa) {
+    case QIsa::Amx: qgemm_qd8_amx(*t.q, t.xp, a, b, c, d); break;
     case QIsa::Avx512: qgemm_qd8_avx512(*t.q, t.xp, a, b, c, d); break;
     case QIsa::Avx2: qgemm_qd8_avx2(*t.q, t.xp, a, b, c, d); break;
     default: qgemm_qd8_scalar(*t.q, a, b, c, d); break;
@@ -143,11 +149,14 @@ void run_tile_index(void* ctx, size_t i) {
 void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, bool helper) {
   if (q.M <= 0 || q.N <= 0) return;
   const bool simd = scratch && qd8_simd_supported(q);
+  // AMX for 16 rows or more (prefill): a tile is 16 rows
+  if (isa == QIsa::Auto && simd && q.M >= 16 && qd8_amx_supported(q) && cpu_has_amx_int8()) isa = QIsa::Amx;
+  if (isa == QIsa::Amx && !(simd && qd8_amx_supported(q) && cpu_has_amx_int8())) isa = QIsa::Avx512;
   if (isa == QIsa::Auto) isa = !simd ? QIsa::Scalar : cpu_has_avx512_vnni() ? QIsa::Avx512 : linalg::cpu_has_avx2_fma() ? QIsa::Avx2 : QIsa::Scalar;
   if (!simd || (isa == QIsa::Avx512 && !cpu_has_avx512_vnni()) || (isa == QIsa::Avx2 && !linalg::cpu_has_avx2_fma()))
     isa = QIsa::Scalar;
   Task t{&q, static_cast<const uint8_t*>(scratch), isa};
-  if (isa != QIsa::Scalar) qd8_prepare_x(q, static_cast<uint8_t*>(scratch));
+  if (isa != QIsa::Scalar) qd8_prepare_x(q, static_cast<uint8_t*>(scratch), isa);
   // Threads only for products of at least 2^18 multiply-adds (tens of microseconds: a
   // parallel region costs a few, more when the worker has to be woken). Tiles: rows in 32s
   // (the kernels walk rows inside a column group, so a group's weights stay in cache);
@@ -159,9 +168,16 @@ void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, bool 
     run_tile(&t, 0, 0, M, N);
     return;
   }
-  const size_t tm = 32;
+  size_t tm = 32;
   size_t tn = 64;
-  if (M <= 8) tn = std::max<size_t>(16, (N / (4 * threads) + 15) / 16 * 16);
+  if (isa == QIsa::Amx) {  // all rows (up to 256: their activations stay in L2) in one task, each group's
+    tm = std::min<size_t>(M, 256);  // weights decoded once; ~4 tasks per thread
+    tn = std::max<size_t>(16, (N / (4 * threads) + 15) / 16 * 16);
+  }
+  if (M < 4 && q.wkind == QWeights::U4 && isa == QIsa::Avx512)  // decode: whole 64-column tiles (4 groups), ~6 per thread
+    tn = std::max<size_t>(64, (N / (6 * threads) + 63) / 64 * 64);
+  else if (M <= 8)
+    tn = std::max<size_t>(16, (N / (4 * threads) + 15) / 16 * 16);
   if (helper) {
     Tiles g{&t, M, N, tm, tn, (N + tn - 1) / tn};
     helper_parallel_for(run_tile_index, &g, ((M + tm - 1) / tm) * g.cols);

@@ -19,8 +19,9 @@
 // the order decode reads it: per group of 16 columns (N padded to 16), per block, the
 // block's weights as 64-byte vectors of 8 k x 16 columns (4 bytes = 8 nibbles per
 // column, the file's bytes), then the block's 16 scales (bf16, or fp32 if not bf16-exact).
-// The SIMD kernels read only that stream for U4 (the block sums of the nibbles computed on
-// the fly), so load keeps no other copy. Otherwise, per block b and column n ([blocks][S],
+// The SIMD kernels read only that stream for U4 (AVX-512 and AMX turn the nibbles u into
+// signed bytes 16 (u - 8) and need no sums blockwise; AVX2 sums the nibbles on the fly),
+// so load keeps no other copy. Otherwise, per block b and column n ([blocks][S],
 // column fastest, S = meta_stride >= N, prepared at load; padding columns hold zeros):
 //   scale[b * S + n], wsum[b * S + n] = sum_{k in b} w[n, k]  (for the zero-point term),
 //   fp32 / int32, or bf16 / int16 for blockwise 4-bit filters.
@@ -28,8 +29,11 @@
 // Kernels (one per file, all bit-identical to the scalar reference):
 //   qgemm_qd8_scalar.cpp  the reference, any shape
 //   qgemm_qd8_avx2.cpp    AVX2 (4-bit packed: maddubs, 8 columns x 4 rows; 8-bit: widened madd)
-//   qgemm_qd8_avx512.cpp  AVX-512 VNNI (4-bit packed: vpdpbusd, 16 columns x 8 rows; 8-bit in
-//                         place: 16 columns x 4 rows), and the AVX-512 packer
+//   qgemm_qd8_amx.cpp     AMX-INT8 (blockwise 4-bit packed, block 32 / 64: 16 x 16 tiles, two
+//                         blocks a round; 16 rows or more, i.e. prefill)
+//   qgemm_qd8_avx512.cpp  AVX-512 VNNI (4-bit packed: vpdpbusd of x + 128 by 16 (u - 8), 16
+//                         columns x 8 rows, or 64 columns x 1 row for decode; 8-bit in place:
+//                         16 columns x 4 rows), and the AVX-512 packer
 //   qgemm_qd8.cpp         ISA choice at run time, activation preparation, packing, threads
 //                         (pthreadpool, or the helper thread of helper_thread.h)
 #pragma once
@@ -73,6 +77,11 @@ inline int32_t qd8_dot_zp(const QGemm& q, int64_t m) { return q.ksum ? -128 : q.
 // minus (sum of each 16 consecutive weights, never across a block) x its block's scale,
 // in k order (its packing for kr = 8, two planes).
 float qd8_ksum_u4(const uint8_t* row, int64_t K, int64_t block, const float* block_scales);
+// The same for all N columns from the packed filter (qd8_pack_u4), bit-identical; false
+// (nothing written) unless block is a multiple of 16. qd8_ksum_u4_packed: AVX-512 where
+// the CPU has it, else false.
+bool qd8_ksum_u4_packed_avx512(const uint8_t* wp, bool bf16, int64_t N, int64_t K, int64_t block, float* ksum);
+bool qd8_ksum_u4_packed(const uint8_t* wp, bool bf16, int64_t N, int64_t K, int64_t block, float* ksum);
 
 inline int64_t qd8_u4_block_bytes(int64_t block, bool bf16) { return block / 8 * 64 + (bf16 ? 32 : 64); }
 inline int64_t qd8_meta_stride(const QGemm& q) { return q.meta_stride ? q.meta_stride : q.N; }
@@ -120,20 +129,27 @@ void qd8_pack_u4_scalar(const uint8_t* w, const float* scales, bool bf16, int64_
 void qd8_pack_u4_avx512(const uint8_t* w, const float* scales, bool bf16, int64_t N, int64_t K, int64_t block, int64_t S,
                         uint8_t* out, int32_t* wsum32, int16_t* wsum16);
 
-// The SIMD kernels read the activations prepared by qd8_prepare_x (scratch):
-//   I8: M * K bytes x ^ 0x80 (unsigned x + 128);
-//   U4: M * K bytes, every 8 k as k 0 2 4 6 1 3 5 7 (the low, then the high nibbles of
-//       4 weight bytes), then (at a 64-byte boundary) int32 [M, blocks]
-//       8 (sum_{k in b} x - x_zp block): the kernels compute sum (x - x_zp)(u - 8) as
-//       sum u x - x_zp sum u - that, with u the nibbles (their sums on the fly).
+enum class QIsa : uint8_t { Auto, Scalar, Avx2, Avx512, Amx };
+
+// The SIMD kernels read the activations prepared by qd8_prepare_x(q, xp, isa) (scratch):
+//   Avx512 and Amx (qd8_prepare_x_avx512): M * K bytes x + 128 (x ^ 0x80), for U4 every 8 k as
+//       k 0 2 4 6 1 3 5 7 (the low, then the high nibbles of 4 weight bytes);
+//   Avx2: I8: M * K bytes x ^ 0x80; U4: M * K bytes x (signed) in that k order, then (at a
+//       64-byte boundary) int32 [M, blocks] 8 (sum_{k in b} x - x_zp block): the kernel
+//       computes sum (x - x_zp)(u - 8) as sum u x - x_zp sum u - that, u the nibbles.
 bool qd8_simd_supported(const QGemm& q);  // the shape allows a SIMD kernel
-void qd8_prepare_x(const QGemm& q, uint8_t* xp);
+void qd8_prepare_x(const QGemm& q, uint8_t* xp, QIsa isa);
+void qd8_prepare_x_avx512(const QGemm& q, uint8_t* xp);
 const int32_t* qd8_prepared_xcorr(const QGemm& q, const uint8_t* xp);
 bool cpu_has_avx512_vnni();
 void qgemm_qd8_avx2(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 void qgemm_qd8_avx512(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
+// AMX-INT8 (qgemm_qd8_amx.cpp): blockwise packed 4-bit, block 32 or 64, rows in 16s (the
+// rest on the AVX-512 kernel); reads the AVX-512 preparation (Amx prepares as Avx512).
+bool cpu_has_amx_int8();  // with the OS's permission for the tile state (requested once)
+bool qd8_amx_supported(const QGemm& q);
+void qgemm_qd8_amx(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 
-enum class QIsa : uint8_t { Auto, Scalar, Avx2, Avx512 };
 // Whole product, split over the pool's threads (pool may be null) or, with helper, over
 // the caller and the helper thread (helper_thread.h; pool unused). scratch: at least
 // qgemm_qd8_scratch_bytes(q) bytes (64-byte aligned) or null (then the scalar kernel runs).

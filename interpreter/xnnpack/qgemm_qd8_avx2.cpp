@@ -27,30 +27,12 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
+#define PTE_QD8_OPS256
 #include "interpreter/xnnpack/qgemm_qd8_epilogue.h"
 
 namespace pte::xnn {
 
 namespace {
-
-struct Ops256 {
-  using F = __m256;
-  using I = __m256i;
-  static F add(F a, F b) { return _mm256_add_ps(a, b); }
-  static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
-  static F fma(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
-  static F splat(float v) { return _mm256_set1_ps(v); }
-  static F to_float(I v) { return _mm256_cvtepi32_ps(v); }
-};
-struct Ops1 {
-  using F = float;
-  using I = int32_t;
-  static F add(F a, F b) { return a + b; }
-  static F mul(F a, F b) { return a * b; }
-  static F fma(F a, F b, F c) { return __builtin_fmaf(a, b, c); }
-  static F splat(float v) { return v; }
-  static F to_float(I v) { return static_cast<F>(v); }
-};
 
 inline __m128i ld16(const void* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
 
@@ -73,7 +55,7 @@ void tile_u4(const QGemm& q, const uint8_t* xp, const int32_t* xcorr, int64_t m,
   const __m256 bias = q.bias ? _mm256_maskload_ps(q.bias + n, keep) : _mm256_setzero_ps();
   __m256 vacc[R];
 #pragma GCC unroll 4
-  for (int r = 0; r < R; ++r) vacc[r] = q.ksum ? qd8_acc_init<Ops256>(ks, q.x_zp[m + r]) : _mm256_setzero_ps();
+  for (int r = 0; r < R; ++r) vacc[r] = q.ksum ? qd8_acc_init<Qd8Ops256>(ks, q.x_zp[m + r]) : _mm256_setzero_ps();
   const uint8_t* xs = x0;
   for (int64_t b = 0; b < nb; ++b, wb += bb) {
     __m256i acc[R], usum = _mm256_setzero_si256();
@@ -98,14 +80,14 @@ void tile_u4(const QGemm& q, const uint8_t* xp, const int32_t* xcorr, int64_t m,
     for (int r = 0; r < R; ++r) {
       __m256i dot = _mm256_sub_epi32(acc[r], _mm256_mullo_epi32(_mm256_set1_epi32(qd8_dot_zp(q, m + r)), usum));
       dot = _mm256_sub_epi32(dot, _mm256_set1_epi32(xcorr[(m + r) * nb + b]));
-      vacc[r] = q.ksum ? qd8_block_step<Ops256>(vacc[r], dot, sc)
-                       : qd8_output_channel<Ops256>(dot, _mm256_set1_ps(q.x_scale[m + r]), sc, bias);
+      vacc[r] = q.ksum ? qd8_block_step<Qd8Ops256>(vacc[r], dot, sc)
+                       : qd8_output_channel<Qd8Ops256>(dot, _mm256_set1_ps(q.x_scale[m + r]), sc, bias);
     }
   }
 #pragma GCC unroll 4
   for (int r = 0; r < R; ++r)
     _mm256_maskstore_ps(q.y + (m + r) * q.N + n, keep,
-                        q.ksum ? qd8_output<Ops256>(vacc[r], _mm256_set1_ps(q.x_scale[m + r]), bias) : vacc[r]);
+                        q.ksum ? qd8_output<Qd8Ops256>(vacc[r], _mm256_set1_ps(q.x_scale[m + r]), bias) : vacc[r]);
 }
 
 inline int32_t dot_i8(const int8_t* a, const int8_t* b, int64_t k) {  // k % 16 == 0
@@ -125,13 +107,13 @@ void run_i8(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
     for (int64_t n = n0; n < n1; ++n) {
       const int8_t* w = reinterpret_cast<const int8_t*>(q.w + n * q.w_row_bytes);
       const float bias = q.bias ? q.bias[n] : 0.0f;
-      float acc = q.ksum ? qd8_acc_init<Ops1>(q.ksum[n], q.x_zp[m]) : 0.0f;
+      float acc = q.ksum ? qd8_acc_init<Qd8Ops1>(q.ksum[n], q.x_zp[m]) : 0.0f;
       for (int64_t b = 0; b < nb; ++b) {
         const int32_t dot = dot_i8(x + b * q.block, w + b * q.block, q.block) - qd8_dot_zp(q, m) * qd8_wsum(q, b, n);
-        acc = q.ksum ? qd8_block_step<Ops1>(acc, dot, qd8_scale(q, b, n))
-                     : qd8_output_channel<Ops1>(dot, q.x_scale[m], qd8_scale(q, b, n), bias);
+        acc = q.ksum ? qd8_block_step<Qd8Ops1>(acc, dot, qd8_scale(q, b, n))
+                     : qd8_output_channel<Qd8Ops1>(dot, q.x_scale[m], qd8_scale(q, b, n), bias);
       }
-      q.y[m * q.N + n] = q.ksum ? qd8_output<Ops1>(acc, q.x_scale[m], bias) : acc;
+      q.y[m * q.N + n] = q.ksum ? qd8_output<Qd8Ops1>(acc, q.x_scale[m], bias) : acc;
     }
   }
 }

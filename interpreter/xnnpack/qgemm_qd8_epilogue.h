@@ -1,5 +1,7 @@
 // The qd8 float epilogue (see qgemm_qd8.h).
 #pragma once
+#include <immintrin.h>
+
 #include <cstdint>
 
 namespace pte::xnn {
@@ -27,5 +29,40 @@ template <class O>
 __attribute__((always_inline)) inline typename O::F qd8_output_channel(typename O::I dot, typename O::F x_scale, typename O::F scale, typename O::F bias) {
   return O::fma(O::mul(O::to_float(dot), x_scale), scale, bias);
 }
+
+// The ops structs of the kernels (one lane type each). Qd8Ops1: the scalar reference and
+// the AVX2 kernel's tails. The vector ones where the including file asks for them (defines
+// PTE_QD8_OPS256 / PTE_QD8_OPS512 first, inside its ISA's target region).
+struct Qd8Ops1 {
+  using F = float;
+  using I = int32_t;
+  static F add(F a, F b) { return a + b; }
+  static F mul(F a, F b) { return a * b; }
+  static F fma(F a, F b, F c) { return __builtin_fmaf(a, b, c); }
+  static F splat(float v) { return v; }
+  static F to_float(I v) { return static_cast<F>(v); }
+};
+#if defined(PTE_QD8_OPS256)
+struct Qd8Ops256 {
+  using F = __m256;
+  using I = __m256i;
+  static F add(F a, F b) { return _mm256_add_ps(a, b); }
+  static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
+  static F fma(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
+  static F splat(float v) { return _mm256_set1_ps(v); }
+  static F to_float(I v) { return _mm256_cvtepi32_ps(v); }
+};
+#endif
+#if defined(PTE_QD8_OPS512)
+struct Qd8Ops512 {
+  using F = __m512;
+  using I = __m512i;
+  static F add(F a, F b) { return _mm512_add_ps(a, b); }
+  static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
+  static F fma(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }
+  static F splat(float v) { return _mm512_set1_ps(v); }
+  static F to_float(I v) { return _mm512_cvtepi32_ps(v); }
+};
+#endif
 
 }  // namespace pte::xnn

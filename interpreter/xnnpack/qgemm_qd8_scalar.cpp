@@ -8,16 +8,6 @@
 namespace pte::xnn {
 
 namespace {
-struct ScalarOps {
-  using F = float;
-  using I = int32_t;
-  static F add(F a, F b) { return a + b; }
-  static F mul(F a, F b) { return a * b; }
-  static F fma(F a, F b, F c) { return __builtin_fmaf(a, b, c); }
-  static F splat(float v) { return v; }
-  static F to_float(I v) { return static_cast<F>(v); }
-};
-
 inline int32_t weight(const QGemm& q, const uint8_t* row, int64_t k) {
   if (q.wkind == QWeights::I8) return static_cast<int8_t>(row[k]);
   const uint8_t b = row[k >> 1];
@@ -34,7 +24,7 @@ void qgemm_qd8_scalar(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_
     for (int64_t n = n0; n < n1; ++n) {
       const uint8_t* w = q.w + n * q.w_row_bytes;
       const float bias = q.bias ? q.bias[n] : 0.0f;
-      float acc = q.ksum ? qd8_acc_init<ScalarOps>(q.ksum[n], q.x_zp[m]) : 0.0f;
+      float acc = q.ksum ? qd8_acc_init<Qd8Ops1>(q.ksum[n], q.x_zp[m]) : 0.0f;
       for (int64_t b = 0; b < nb; ++b) {
         int32_t dot = 0, wsum = 0;
         for (int64_t k = b * q.block; k < (b + 1) * q.block; ++k) {
@@ -43,12 +33,12 @@ void qgemm_qd8_scalar(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_
         }
         dot -= xz * (has_wsum ? qd8_wsum(q, b, n) : wsum);
         if (!q.ksum) {  // per channel: one block
-          acc = qd8_output_channel<ScalarOps>(dot, q.x_scale[m], qd8_scale(q, b, n), bias);
+          acc = qd8_output_channel<Qd8Ops1>(dot, q.x_scale[m], qd8_scale(q, b, n), bias);
           continue;
         }
-        acc = qd8_block_step<ScalarOps>(acc, dot, qd8_scale(q, b, n));
+        acc = qd8_block_step<Qd8Ops1>(acc, dot, qd8_scale(q, b, n));
       }
-      q.y[m * q.N + n] = q.ksum ? qd8_output<ScalarOps>(acc, q.x_scale[m], bias) : acc;
+      q.y[m * q.N + n] = q.ksum ? qd8_output<Qd8Ops1>(acc, q.x_scale[m], bias) : acc;
     }
   }
 }

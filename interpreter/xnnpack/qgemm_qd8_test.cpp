@@ -36,7 +36,8 @@ struct Case {
 
   Case(int64_t m, int64_t n, int64_t k, int64_t b, QWeights w, bool e = false) : M(m), N(n), K(k), block(b), kind(w), extreme(e) {}
   // compact: bf16 scales and int16 sums (what load prepares for blockwise 4-bit filters)
-  void make(uint32_t seed, bool with_bias = true, bool compact = false) {
+  // tiny: every third column's scales ~1e-38 (subnormal: scale / 16 is not exact)
+  void make(uint32_t seed, bool with_bias = true, bool compact = false, bool tiny = false) {
     std::mt19937 rng(seed);
     std::uniform_int_distribution<int> q8(-128, 127), q4(0, 15), coin(0, 1);
     const int64_t nb = K / block, rb = kind == QWeights::U4 ? (K + 1) / 2 : K;
@@ -67,6 +68,7 @@ struct Case {
       if (i % S >= N) continue;  // padding
       float& v = ws[i];
       v = u(rng);
+      if (tiny && (i % S) % 3 == 0) v *= 1e-36f;
       if (compact) {  // a bf16 value
         uint32_t b;
         std::memcpy(&b, &v, 4);
@@ -132,7 +134,22 @@ struct Case {
         }
       }
       q.ksum = ksum.data();
+      if (pack && kind == QWeights::U4) {  // load's vector form (16 columns at once, from the stream)
+        std::vector<float> kp(N, -7.0f);
+        if (qd8_ksum_u4_packed(wpack.data(), compact, N, K, block, kp.data()))
+          CHECK(std::memcmp(kp.data(), ksum.data(), N * 4) == 0);
+        else
+          CHECK((block % 16 != 0 || !cpu_has_avx512_vnni()));
+      }
     }
+  }
+  // the whole product through qgemm_qd8, with the scratch it asks for (or none)
+  std::vector<float> run(pthreadpool_t pool, bool with_scratch = true, QIsa isa = QIsa::Auto, bool helper = false) {
+    std::vector<uint8_t> scratch(with_scratch ? qgemm_qd8_scratch_bytes(q) : 0);
+    std::vector<float> y(M * N, -1.0f);
+    q.y = y.data();
+    qgemm_qd8(pool, q, with_scratch ? scratch.data() : nullptr, isa, helper);
+    return y;
   }
   std::vector<float> scalar() {
     std::vector<float> y(M * N, -1.0f);
@@ -150,10 +167,13 @@ std::vector<QIsa> simd_isas() {
   std::vector<QIsa> v;
   if (pte::linalg::cpu_has_avx2_fma()) v.push_back(QIsa::Avx2);
   if (cpu_has_avx512_vnni()) v.push_back(QIsa::Avx512);
+  if (cpu_has_amx_int8()) v.push_back(QIsa::Amx);
   return v;
 }
 
-const char* isa_name(QIsa i) { return i == QIsa::Avx512 ? "avx512vnni" : i == QIsa::Avx2 ? "avx2" : "scalar"; }
+const char* isa_name(QIsa i) {
+  return i == QIsa::Amx ? "amx-int8" : i == QIsa::Avx512 ? "avx512vnni" : i == QIsa::Avx2 ? "avx2" : "scalar";
+}
 
 }  // namespace
 
@@ -195,6 +215,11 @@ TEST_CASE("qgemm_qd8: SIMD kernels are bit-identical to the scalar reference") {
       {2, 33, 192, 192, QWeights::U4},  {7, 64, 576, 576, QWeights::U4},  {1, 1, 64, 32, QWeights::U4},
       {1, 40, 576, 576, QWeights::I8},  {6, 31, 48, 48, QWeights::I8},    {4, 16, 64, 16, QWeights::I8},
       {3, 9, 1536, 1536, QWeights::I8}, {13, 71, 160, 32, QWeights::U4},
+      // decode tiles (1 to 3 rows: 4, 2 and 1 groups of 16 columns, the last one partial)
+      {1, 101, 64, 32, QWeights::U4},   {2, 230, 96, 96, QWeights::U4},   {3, 118, 1536, 32, QWeights::U4},
+      // AMX tiles (16 rows; 4 blocks a round and fewer at the end; other rows on AVX-512)
+      {16, 16, 32, 32, QWeights::U4},   {35, 53, 576, 32, QWeights::U4},  {48, 40, 448, 64, QWeights::U4},
+      {17, 70, 160, 32, QWeights::U4},
   };
   for (const Shape& s : shapes)
     for (bool extreme : {false, true})
@@ -232,8 +257,10 @@ TEST_CASE("qgemm_qd8: SIMD kernels are bit-identical to the scalar reference") {
           if (s.M > 1 && s.N > 17) {
             std::vector<float> z(c.M * c.N, -1.0f);
             c.q.y = z.data();
-            qd8_prepare_x(c.q, scratch.data());
-            if (isa == QIsa::Avx512)
+            qd8_prepare_x(c.q, scratch.data(), isa);
+            if (isa == QIsa::Amx && qd8_amx_supported(c.q))
+              qgemm_qd8_amx(c.q, scratch.data(), 1, c.M, 16, c.N);
+            else if (isa == QIsa::Avx512 || isa == QIsa::Amx)
               qgemm_qd8_avx512(c.q, scratch.data(), 1, c.M, 16, c.N);
             else
               qgemm_qd8_avx2(c.q, scratch.data(), 1, c.M, 16, c.N);
@@ -249,6 +276,18 @@ TEST_CASE("qgemm_qd8: SIMD kernels are bit-identical to the scalar reference") {
       }
 }
 
+TEST_CASE("qgemm_qd8: subnormal block scales (the AMX epilogue's exact scale / 16 form does not apply)") {
+  for (bool compact : {false, true}) {
+    Case c(35, 40, 128, 32, QWeights::U4);
+    c.make(21, true, compact, /*tiny=*/true);
+    const auto ref = c.scalar();
+    for (QIsa isa : simd_isas()) {
+      CAPTURE(isa_name(isa));
+      CHECK(same_bits(c.run(nullptr, true, isa), ref));
+    }
+  }
+}
+
 TEST_CASE("qgemm_qd8: threads, unsupported shapes and no scratch give the reference result") {
   pthreadpool_t pool = pthreadpool_create(3);
   REQUIRE(pool);
@@ -256,25 +295,14 @@ TEST_CASE("qgemm_qd8: threads, unsupported shapes and no scratch give the refere
     Case c(70, 200, 576, 32, QWeights::U4);
     c.make(3);
     const auto ref = c.scalar();
-    std::vector<uint8_t> scratch(qgemm_qd8_scratch_bytes(c.q));
-    std::vector<float> y(c.M * c.N);
-    c.q.y = y.data();
-    qgemm_qd8(pool, c.q, scratch.data());
-    CHECK(same_bits(y, ref));
-    std::fill(y.begin(), y.end(), 0.0f);
-    qgemm_qd8(pool, c.q, nullptr);  // no scratch: the scalar kernel
-    CHECK(same_bits(y, ref));
+    CHECK(same_bits(c.run(pool), ref));
+    CHECK(same_bits(c.run(pool, /*with_scratch=*/false), ref));  // no scratch: the scalar kernel
   }
   {  // K = 36 with one block: not a multiple of 8, so the reference runs
     Case c(3, 20, 36, 36, QWeights::U4);
     c.make(4);
     CHECK(!qd8_simd_supported(c.q));
-    const auto ref = c.scalar();
-    std::vector<uint8_t> scratch(qgemm_qd8_scratch_bytes(c.q));
-    std::vector<float> y(c.M * c.N);
-    c.q.y = y.data();
-    qgemm_qd8(pool, c.q, scratch.data());
-    CHECK(same_bits(y, ref));
+    CHECK(same_bits(c.run(pool), c.scalar()));
   }
   pthreadpool_destroy(pool);
 }
@@ -302,15 +330,8 @@ TEST_CASE("qgemm_qd8: the helper thread runs every task exactly once, results bi
     Case c(M, 576, 576, 32, QWeights::U4);
     c.make(9);
     const auto ref = c.scalar();
-    std::vector<uint8_t> scratch(qgemm_qd8_scratch_bytes(c.q));
-    std::vector<float> y(c.M * c.N);
-    c.q.y = y.data();
     bool same = true;
-    for (int rep = 0; rep < 50 && same; ++rep) {
-      std::fill(y.begin(), y.end(), 0.0f);
-      qgemm_qd8(nullptr, c.q, scratch.data(), QIsa::Auto, /*helper=*/true);
-      same = same_bits(y, ref);
-    }
+    for (int rep = 0; rep < 50 && same; ++rep) same = same_bits(c.run(nullptr, true, QIsa::Auto, /*helper=*/true), ref);
     CAPTURE(M);
     CHECK(same);
   }

@@ -155,13 +155,20 @@ TEST_CASE("llama::update_cache.out writes rows at start_pos and nothing else") {
   CHECK(Harness::values<float>(c2) == std::vector<float>{3, 4, 0, 0, 0, 0, 1, 2});
 }
 
+TEST_CASE("llama::custom_sdpa.out: the AVX-512 forms' vector expf equals std::exp (every 97th float of [-104, 89])") {
+  const int r = pte::sdpa_vector_expf_check(97);
+  if (r < 0) MESSAGE("no AVX-512: not checked");
+  CHECK(r != 0);
+}
+
 TEST_CASE("llama::custom_sdpa.out: float32 AVX-512 form equals the scalar official-order form bit for bit") {
   struct Cfg { int S, Hq, Hkv, D, L, start; bool causal; bool mask; };
   const Cfg cfgs[] = {{1, 9, 3, 64, 700, 650, true, false},   // decode past one 512-key block
                       {21, 9, 3, 64, 256, 0, true, false},    // prefill: rows with < 16 and >= 16 keys
                       {5, 4, 2, 20, 40, 7, true, false},      // odd head dim (masked lanes)
                       {3, 2, 1, 72, 600, 0, false, true},     // mask over two key blocks
-                      {2, 2, 2, 16, 16, 3, true, false}};
+                      {2, 2, 2, 16, 16, 3, true, false},
+                      {4, 8, 2, 40, 90, 30, true, false}};    // 4 query heads per kv head, keys past 64
   for (const Cfg& c : cfgs) {
     INFO("S=" << c.S << " D=" << c.D << " L=" << c.L);
     auto q = randn(size_t(c.S) * c.Hq * c.D, 11), k = randn(size_t(c.L) * c.Hkv * c.D, 12), v = randn(size_t(c.L) * c.Hkv * c.D, 13);

@@ -1,11 +1,17 @@
 #include "ops/llama/sdpa_common.h"
 
+// GCC 12: false -Wmaybe-uninitialized in its own avx512fintrin.h (_mm512_undefined_*).
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 #include <immintrin.h>
 #include <pthreadpool.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -115,6 +121,131 @@ inline void softmax_block(float* sc, int64_t nb, float bmax, bool rescale, float
     for (int64_t d = 0; d < D; ++d) dst[d] = dst[d] * c;
 }
 
+// expf of 16 lanes, the very arithmetic of glibc's expf (its FMA variant, which std::exp
+// runs on this ISA): x * N / ln2 = k + r in double (fused), 2^(k/N) from a 32-entry table
+// (bits of 2^(i/32) - i << 47, plus k << 47), a cubic in r (fused steps), one rounding to
+// float. Only for lanes |x| < 2^... below its special-case bound (top 12 bits < 0x42a,
+// |x| < ~88): the caller checks. The table is built at first use and the whole form checked
+// against std::exp on ~70k inputs (the test: millions); on any difference (another libm)
+// it is not used.
+struct VecExpf {
+  alignas(64) uint64_t tab[32];
+  bool ok = false;
+};
+__attribute__((target("avx512f"))) inline __m256 expf8_avx512(__m256 xf, const uint64_t* tab) {
+  const __m512d invln2n = _mm512_set1_pd(0x1.71547652b82fep+5), shift = _mm512_set1_pd(0x1.8p+52);
+  const __m512d xd = _mm512_cvtps_pd(xf);
+  const __m512d kds = _mm512_fmadd_pd(invln2n, xd, shift);
+  const __m512i ki = _mm512_castpd_si512(kds);
+  const __m512d kd = _mm512_sub_pd(kds, shift);
+  const __m512d r = _mm512_fmsub_pd(invln2n, xd, kd);
+  const __m512i idx = _mm512_and_si512(ki, _mm512_set1_epi64(31));
+  const __m512i lo = _mm512_permutex2var_epi64(_mm512_load_si512(tab), idx, _mm512_load_si512(tab + 8));
+  const __m512i hi = _mm512_permutex2var_epi64(_mm512_load_si512(tab + 16), idx, _mm512_load_si512(tab + 24));
+  __m512i t = _mm512_mask_blend_epi64(_mm512_test_epi64_mask(idx, _mm512_set1_epi64(16)), lo, hi);
+  t = _mm512_add_epi64(t, _mm512_slli_epi64(ki, 47));
+  const __m512d sc = _mm512_castsi512_pd(t);
+  const __m512d z = _mm512_fmadd_pd(r, _mm512_set1_pd(0x1.c6af84b912394p-20), _mm512_set1_pd(0x1.ebfce50fac4f3p-13));
+  const __m512d r2 = _mm512_mul_pd(r, r);
+  __m512d y = _mm512_fmadd_pd(r, _mm512_set1_pd(0x1.62e42ff0c52d6p-6), _mm512_set1_pd(1.0));
+  y = _mm512_fmadd_pd(z, r2, y);
+  return _mm512_cvtpd_ps(_mm512_mul_pd(y, sc));
+}
+__attribute__((target("avx512f"))) inline __m512 expf16_avx512(__m512 x, const uint64_t* tab) {
+  const __m256 lo = expf8_avx512(_mm512_castps512_ps256(x), tab);
+  const __m256 hi = expf8_avx512(_mm256_castsi256_ps(_mm512_extracti64x4_epi64(_mm512_castps_si512(x), 1)), tab);
+  return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
+}
+// lanes whose |x| is below expf's special-case bound
+__attribute__((target("avx512f"))) inline __mmask16 expf_plain_lanes(__m512 x) {
+  const __m512i top = _mm512_and_si512(_mm512_srli_epi32(_mm512_castps_si512(x), 20), _mm512_set1_epi32(0x7ff));
+  return _mm512_cmplt_epi32_mask(top, _mm512_set1_epi32(0x42a));
+}
+__attribute__((target("avx512f"))) bool vec_expf_same16(const VecExpf& v, const float* in) {
+  alignas(64) float out[16];
+  const __m512 x = _mm512_loadu_ps(in);
+  const __mmask16 plain = expf_plain_lanes(x);
+  _mm512_store_ps(out, expf16_avx512(x, v.tab));
+  for (int l = 0; l < 16; ++l) {
+    if (!((plain >> l) & 1)) continue;
+    const float e = std::exp(in[l]);
+    if (std::memcmp(&e, &out[l], 4) != 0) return false;
+  }
+  return true;
+}
+// every stride-th float of [-104, 0] and of [0, 89] (lanes past the plain range skipped)
+bool vec_expf_check(const VecExpf& v, uint32_t stride) {
+  float in[16];
+  int n = 0;
+  for (float lim : {-104.0f, 89.0f}) {
+    uint32_t u0, u1;
+    const float z = lim < 0 ? -0.0f : 0.0f;
+    std::memcpy(&u0, &z, 4), std::memcpy(&u1, &lim, 4);
+    for (uint32_t u = u0; u <= u1; u += stride) {
+      std::memcpy(&in[n++], &u, 4);
+      if (n == 16) {
+        if (!vec_expf_same16(v, in)) return false;
+        n = 0;
+      }
+    }
+  }
+  return true;
+}
+const VecExpf& vec_expf() {
+  static const VecExpf v = [] {
+    VecExpf t;
+    for (int i = 0; i < 32; ++i) {
+      const double e = std::exp2(i / 32.0);
+      uint64_t b;
+      std::memcpy(&b, &e, 8);
+      t.tab[i] = b - (static_cast<uint64_t>(i) << 47);
+    }
+    t.ok = __builtin_cpu_supports("avx512f") && vec_expf_check(t, 16381);  // ~70k inputs, ~1 ms
+    return t;
+  }();
+  return v;
+}
+
+// softmax_block with the 16-lane part's exps 16 at a time (vec_expf; vectors with a lane
+// past the plain range, -inf among them, through std::exp): the same values and sums.
+__attribute__((target("avx512f"))) void softmax_block_avx512(float* sc, int64_t nb, float bmax, bool rescale, float* dst, int64_t D,
+                                                            float* run_max, float* run_sum) {
+  const VecExpf& ve = vec_expf();
+  const float m = *run_max > bmax ? *run_max : bmax;
+  if (!ve.ok || m == -std::numeric_limits<float>::infinity()) return softmax_block(sc, nb, bmax, rescale, dst, D, run_max, run_sum);
+  const int64_t vec = nb / 16 * 16;
+  __m512 lane = _mm512_setzero_ps();
+  const __m512 vm = _mm512_set1_ps(m);
+  for (int64_t j = 0; j < vec; j += 16) {
+    const __m512 x = _mm512_sub_ps(_mm512_loadu_ps(sc + j), vm);
+    __m512 e;
+    if (expf_plain_lanes(x) == 0xFFFF) {
+      e = expf16_avx512(x, ve.tab);
+    } else {
+      alignas(64) float t[16];
+      _mm512_store_ps(t, x);
+      for (int l = 0; l < 16; ++l) t[l] = std::exp(t[l]);
+      e = _mm512_load_ps(t);
+    }
+    _mm512_storeu_ps(sc + j, e);
+    lane = _mm512_add_ps(lane, e);
+  }
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, lane);
+  float bsum = 0.f;
+  for (int l = 0; l < 16; ++l) bsum += lanes[l];
+  for (int64_t j = vec; j < nb; ++j) {
+    const double e = std::exp(static_cast<double>(sc[j] - m));
+    bsum = static_cast<float>(static_cast<double>(bsum) + e);
+    sc[j] = static_cast<float>(e);
+  }
+  const float c = std::exp(*run_max - m);
+  *run_sum = bsum + c * *run_sum;
+  *run_max = m;
+  if (rescale)
+    for (int64_t d = 0; d < D; ++d) dst[d] = dst[d] * c;
+}
+
 // Its two matrix products run through the BLAS sgemm it was built with (MKL in the
 // Python package), whose kernel, for three or more query rows, keeps one accumulator
 // per output and adds each product with a fused multiply-add in order of the inner
@@ -134,14 +265,16 @@ inline int64_t sdpa_q_block_rows(int64_t S, int64_t s) {
 }
 
 // sdpa_blas_order.h's functions, AVX-512 forms where the CPU has it (bit-equal).
+// (and the softmax step's: bit-equal too)
 struct BlasOrder {
   float (*dot1)(const float*, const float*, int64_t, int64_t, int64_t);
   float (*dot2)(const float*, const float*, int64_t);
   void (*value1)(const float*, int64_t, const float*, int64_t, int64_t, float*);
+  void (*softmax)(float*, int64_t, float, bool, float*, int64_t, float*, float*);
 };
 inline const BlasOrder& blas_order() {
-  static const BlasOrder scalar{blas_gemv1_dot, blas_gemm2_dot, blas_gemv1_value};
-  static const BlasOrder simd{blas_gemv1_dot_avx512, blas_gemm2_dot_avx512, blas_gemv1_value_avx512};
+  static const BlasOrder scalar{blas_gemv1_dot, blas_gemm2_dot, blas_gemv1_value, softmax_block};
+  static const BlasOrder simd{blas_gemv1_dot_avx512, blas_gemm2_dot_avx512, blas_gemv1_value_avx512, softmax_block_avx512};
   static const bool avx512 = __builtin_cpu_supports("avx512f");
   return avx512 ? simd : scalar;
 }
@@ -188,7 +321,7 @@ inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
       sc[j] = x;
       bmax = std::max(bmax, x);
     }
-    softmax_block(sc, nb, bmax, n > 0, dst, D, &run_max, &run_sum);
+    blas.softmax(sc, nb, bmax, n > 0, dst, D, &run_max, &run_sum);
     for (int64_t d = 0; d < D; ++d) blk[d] = 0.f;
     if (one && v.strides[3] == 1) {
       blas.value1(vb + n * v.strides[1], v.strides[1], sc, nb, D, blk);
@@ -206,8 +339,28 @@ inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
   for (int64_t d = 0; d < D; ++d) op[d * o.strides[3]] = dst[d] * inv;
 }
 
+// 16 x 16 floats: r[i] = column i of the rows r[0..15] (unpack, then two 128-bit shuffles).
+__attribute__((target("avx512f"))) inline void transpose16(__m512 r[16]) {
+  __m512 t[16];
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; i += 2) t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]), t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; i += 4) {
+    r[i] = _mm512_shuffle_ps(t[i], t[i + 2], 0x44), r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], 0xEE);
+    r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0x44), r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+#pragma GCC unroll 2
+  for (int h = 0; h < 16; h += 8)
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; ++i)
+      t[h + i] = _mm512_shuffle_f32x4(r[h + i], r[h + 4 + i], 0x88), t[h + 4 + i] = _mm512_shuffle_f32x4(r[h + i], r[h + 4 + i], 0xDD);
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) r[i] = _mm512_shuffle_f32x4(t[i], t[8 + i], 0x88), r[8 + i] = _mm512_shuffle_f32x4(t[i], t[8 + i], 0xDD);
+}
+
 // The same arithmetic with AVX-512F: scores of 16 keys at once (one lane per key,
-// each lane its own in-order FMA chain over the head dim, keys gathered), the value
+// each lane its own in-order FMA chain over the head dim; contiguous keys are loaded
+// as rows and transposed 16 x 16, strided ones gathered), the value
 // sum 16 head-dim lanes at once (each lane in key order). Bit-equal to the body.
 __attribute__((target("avx512f"))) void sdpa_row_f32_avx512(void* p, size_t row) {
   const auto& job = *static_cast<const SdpaJob<float>*>(p);
@@ -243,7 +396,40 @@ __attribute__((target("avx512f"))) void sdpa_row_f32_avx512(void* p, size_t row)
     if (a.causal && n > pos) break;
     // keys this query may see in the block: [0, live)
     const int64_t live = a.causal ? std::min(nb, pos - n + 1) : nb;
-    for (int64_t j0 = 0; j0 < live; j0 += 16) {
+    if (kd == 1) {  // (gathers are slow: ~1 element per cycle, far worse with the GDS mitigation)
+      // up to 4 groups of 16 keys: their rows transposed 16 x 16 into t, their FMA chains interleaved
+      alignas(64) float t[4][16][16];
+      for (int64_t j0 = 0; j0 < live; j0 += 64) {
+        const int64_t ng = std::min<int64_t>(4, (live - j0 + 15) / 16);
+        __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+        for (int64_t d0 = 0; d0 < D; d0 += 16) {
+          const int64_t dn = std::min<int64_t>(16, D - d0);
+          const __mmask16 dm = static_cast<__mmask16>((1u << dn) - 1);
+          for (int64_t g = 0; g < ng; ++g) {
+            const int64_t cnt = std::min<int64_t>(16, live - j0 - 16 * g);
+            const float* base = kb + (n + j0 + 16 * g) * ks + d0;
+            __m512 r[16];
+#pragma GCC unroll 16
+            for (int j = 0; j < 16; ++j)  // keys past cnt: zero, as the gather's masked lanes
+              r[j] = _mm512_maskz_loadu_ps(j < cnt ? dm : static_cast<__mmask16>(0), base + j * ks);
+            transpose16(r);
+#pragma GCC unroll 16
+            for (int i = 0; i < 16; ++i) _mm512_store_ps(t[g][i], r[i]);
+          }
+          for (int64_t d = 0; d < dn; ++d) {
+            const __m512 qd = _mm512_set1_ps(qv[d0 + d]);
+#pragma GCC unroll 4
+            for (int g = 0; g < 4; ++g)
+              if (g < ng) acc[g] = _mm512_fmadd_ps(_mm512_load_ps(t[g][d]), qd, acc[g]);
+          }
+        }
+        for (int64_t g = 0; g < ng; ++g) {
+          const int64_t cnt = std::min<int64_t>(16, live - j0 - 16 * g);
+          _mm512_mask_storeu_ps(sc + j0 + 16 * g, static_cast<__mmask16>((1u << cnt) - 1), acc[g]);
+        }
+      }
+    }
+    for (int64_t j0 = 0; kd != 1 && j0 < live; j0 += 16) {
       const int64_t cnt = std::min<int64_t>(16, live - j0);
       const __mmask16 m = static_cast<__mmask16>((1u << cnt) - 1);
       const float* base = kb + (n + j0) * ks;
@@ -262,20 +448,163 @@ __attribute__((target("avx512f"))) void sdpa_row_f32_avx512(void* p, size_t row)
       sc[j] = x;
       bmax = std::max(bmax, x);
     }
-    softmax_block(sc, nb, bmax, n > 0, dst, D, &run_max, &run_sum);
-    for (int64_t d0 = 0; d0 < D; d0 += 16) {
-      const __mmask16 m = D - d0 >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (D - d0)) - 1);
-      __m512 blk = _mm512_setzero_ps();
-      // masked keys have weight 0: v * 0 adds +-0 and changes nothing (the cache is finite)
-      for (int64_t j = 0; j < nb; ++j)
-        blk = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, vb + (n + j) * v.strides[1] + d0), _mm512_set1_ps(sc[j]), blk);
-      const __m512 prev = _mm512_maskz_loadu_ps(m, dst + d0);
-      _mm512_mask_storeu_ps(dst + d0, m, n == 0 ? blk : _mm512_add_ps(prev, blk));
+    softmax_block_avx512(sc, nb, bmax, n > 0, dst, D, &run_max, &run_sum);
+    // masked keys have weight 0: v * 0 adds +-0 and changes nothing (the cache is finite;
+    // the sums start at +0 and a sum is -0 only if both terms are), so the causal ones
+    // past `live` are skipped. 64 head-dim lanes at a time: four independent FMA chains.
+    for (int64_t d0 = 0; d0 < D; d0 += 64) {
+      __mmask16 m[4];
+      __m512 blk[4];
+      for (int i = 0; i < 4; ++i) {
+        const int64_t rem = D - d0 - 16 * i;
+        m[i] = rem >= 16 ? static_cast<__mmask16>(0xFFFF) : rem > 0 ? static_cast<__mmask16>((1u << rem) - 1) : 0;
+        blk[i] = _mm512_setzero_ps();
+      }
+      for (int64_t j = 0; j < live; ++j) {
+        const float* vp = vb + (n + j) * v.strides[1] + d0;
+        const __m512 w = _mm512_set1_ps(sc[j]);
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; ++i) blk[i] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m[i], vp + 16 * i), w, blk[i]);
+      }
+      for (int i = 0; i < 4; ++i) {
+        const __m512 prev = _mm512_maskz_loadu_ps(m[i], dst + d0 + 16 * i);
+        _mm512_mask_storeu_ps(dst + d0 + 16 * i, m[i], n == 0 ? blk[i] : _mm512_add_ps(prev, blk[i]));
+      }
     }
   }
   float* op = o.ptr<float>() + b * o.strides[0] + s * o.strides[1] + h * o.strides[2];
   const float inv = 1.f / run_sum;
   for (int64_t d = 0; d < D; ++d) op[d * o.strides[3]] = dst[d] * inv;
+}
+
+// The query heads that share a key/value head (grouped-query attention, 2 to 4 of them),
+// one (batch, kv head, position) at a time: each key row is loaded and transposed once
+// for all of them, each value row loaded once. Per head, every score and output lane is
+// the same in-order FMA chain as in sdpa_row_f32_avx512 (contiguous keys and values
+// only), so bit-equal to it and to the body.
+constexpr int64_t kGroupMaxDim = 256;
+template <int R>
+__attribute__((target("avx512f"))) void sdpa_heads_f32_avx512(const SdpaJob<float>& job, int64_t b, int64_t hk, int64_t s) {
+  const SdpaArgs& a = *job.a;
+  const int64_t D = job.D;
+  const Tensor &q = *a.q, &k = *a.k, &v = *a.v, &o = *a.out;
+  const int64_t ks = k.strides[1], vs = v.strides[1];
+  const float* kb = k.ptr<float>() + b * k.strides[0] + hk * k.strides[2];
+  const float* vb = v.ptr<float>() + b * v.strides[0] + hk * v.strides[2];
+  const int64_t pos = a.start_pos + s;
+  const float ninf = -std::numeric_limits<float>::infinity();
+  alignas(64) float qv[R][kGroupMaxDim], dst[R][kGroupMaxDim], sc[R][kKeyBlock];
+  alignas(64) float t[4][16][16];
+  float run_max[R], run_sum[R];
+  for (int r = 0; r < R; ++r) {
+    const float* qp = q.ptr<float>() + b * q.strides[0] + s * q.strides[1] + (hk * job.reps + r) * q.strides[2];
+    for (int64_t d = 0; d < D; ++d) qv[r][d] = qp[d * q.strides[3]], dst[r][d] = 0.f;
+    run_max[r] = ninf, run_sum[r] = 0.f;
+  }
+  const float* mrow = a.mask ? a.mask->ptr<float>() + s * a.mask->strides[0] : nullptr;
+  for (int64_t n = 0; n < a.kv_len; n += kKeyBlock) {
+    const int64_t nb = std::min(kKeyBlock, a.kv_len - n);
+    if (a.causal && n > pos) break;
+    const int64_t live = a.causal ? std::min(nb, pos - n + 1) : nb;
+    for (int64_t j0 = 0; j0 < live; j0 += 64) {
+      const int64_t ng = std::min<int64_t>(4, (live - j0 + 15) / 16);
+      __m512 acc[R][4];
+      for (int r = 0; r < R; ++r)
+        for (int g = 0; g < 4; ++g) acc[r][g] = _mm512_setzero_ps();
+      for (int64_t d0 = 0; d0 < D; d0 += 16) {
+        const int64_t dn = std::min<int64_t>(16, D - d0);
+        const __mmask16 dm = static_cast<__mmask16>((1u << dn) - 1);
+        // the next 64 keys' rows (this slice of them): the cache is cold at every step
+        for (int64_t j = j0 + 64; j < std::min(live, j0 + 128); ++j) _mm_prefetch(reinterpret_cast<const char*>(kb + (n + j) * ks + d0), _MM_HINT_T0);
+        for (int64_t g = 0; g < ng; ++g) {
+          const int64_t cnt = std::min<int64_t>(16, live - j0 - 16 * g);
+          const float* base = kb + (n + j0 + 16 * g) * ks + d0;
+          __m512 rw[16];
+#pragma GCC unroll 16
+          for (int j = 0; j < 16; ++j)
+            rw[j] = _mm512_maskz_loadu_ps(j < cnt ? dm : static_cast<__mmask16>(0), base + j * ks);
+          transpose16(rw);
+#pragma GCC unroll 16
+          for (int i = 0; i < 16; ++i) _mm512_store_ps(t[g][i], rw[i]);
+        }
+        for (int64_t d = 0; d < dn; ++d)
+#pragma GCC unroll 4
+          for (int r = 0; r < R; ++r) {
+            const __m512 qd = _mm512_set1_ps(qv[r][d0 + d]);
+#pragma GCC unroll 4
+            for (int g = 0; g < 4; ++g)
+              if (g < ng) acc[r][g] = _mm512_fmadd_ps(_mm512_load_ps(t[g][d]), qd, acc[r][g]);
+          }
+      }
+      for (int64_t g = 0; g < ng; ++g) {
+        const int64_t cnt = std::min<int64_t>(16, live - j0 - 16 * g);
+        for (int r = 0; r < R; ++r) _mm512_mask_storeu_ps(sc[r] + j0 + 16 * g, static_cast<__mmask16>((1u << cnt) - 1), acc[r][g]);
+      }
+    }
+    for (int r = 0; r < R; ++r) {
+      float bmax = ninf;
+      for (int64_t j = 0; j < nb; ++j) {
+        float x = j < live ? sc[r][j] : ninf;
+        x = x * a.scale;
+        if (mrow) x = x + mrow[(n + j) * a.mask->strides[1]];
+        sc[r][j] = x;
+        bmax = std::max(bmax, x);
+      }
+      softmax_block_avx512(sc[r], nb, bmax, n > 0, dst[r], D, &run_max[r], &run_sum[r]);
+    }
+    for (int64_t d0 = 0; d0 < D; d0 += 64) {  // (keys past `live`: weight 0, skipped as there)
+      __mmask16 m[4];
+      __m512 blk[R][4];
+      for (int i = 0; i < 4; ++i) {
+        const int64_t rem = D - d0 - 16 * i;
+        m[i] = rem >= 16 ? static_cast<__mmask16>(0xFFFF) : rem > 0 ? static_cast<__mmask16>((1u << rem) - 1) : 0;
+        for (int r = 0; r < R; ++r) blk[r][i] = _mm512_setzero_ps();
+      }
+      for (int64_t j = 0; j < live; ++j) {
+        const float* vp = vb + (n + j) * vs + d0;
+        if (j + 16 < live)
+          for (int64_t c = 0; c < std::min<int64_t>(D - d0, 64); c += 16) _mm_prefetch(reinterpret_cast<const char*>(vp + 16 * vs + c), _MM_HINT_T0);
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; ++i) {
+          const __m512 vv = _mm512_maskz_loadu_ps(m[i], vp + 16 * i);
+#pragma GCC unroll 4
+          for (int r = 0; r < R; ++r) blk[r][i] = _mm512_fmadd_ps(vv, _mm512_set1_ps(sc[r][j]), blk[r][i]);
+        }
+      }
+      for (int r = 0; r < R; ++r)
+        for (int i = 0; i < 4; ++i) {
+          const __m512 prev = _mm512_maskz_loadu_ps(m[i], dst[r] + d0 + 16 * i);
+          _mm512_mask_storeu_ps(dst[r] + d0 + 16 * i, m[i], n == 0 ? blk[r][i] : _mm512_add_ps(prev, blk[r][i]));
+        }
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    float* op = o.ptr<float>() + b * o.strides[0] + s * o.strides[1] + (hk * job.reps + r) * o.strides[2];
+    const float inv = 1.f / run_sum[r];
+    for (int64_t d = 0; d < D; ++d) op[d * o.strides[3]] = dst[r][d] * inv;
+  }
+}
+
+// row = (batch, kv head, position) of the grouped form
+__attribute__((target("avx512f"))) void sdpa_group_f32_avx512(void* p, size_t row) {
+  const auto& job = *static_cast<const SdpaJob<float>*>(p);
+  const int64_t S = job.S, Hk = job.Hq / job.reps;
+  const int64_t s = static_cast<int64_t>(row) % S, hk = static_cast<int64_t>(row) / S % Hk, b = static_cast<int64_t>(row) / S / Hk;
+  if (sdpa_q_block_rows(S, s) <= 2) {  // BLAS's small-block orders: the body, head by head
+    for (int64_t h = hk * job.reps; h < (hk + 1) * job.reps; ++h)
+      sdpa_row_f32_body(job, static_cast<size_t>((b * job.Hq + h) * S + s));
+    return;
+  }
+  switch (job.reps) {
+    case 2: return sdpa_heads_f32_avx512<2>(job, b, hk, s);
+    case 3: return sdpa_heads_f32_avx512<3>(job, b, hk, s);
+    default: return sdpa_heads_f32_avx512<4>(job, b, hk, s);
+  }
+}
+
+bool sdpa_group_f32_ok(const SdpaArgs& a, int64_t reps, int64_t D) {
+  return reps >= 2 && reps <= 4 && D <= kGroupMaxDim && a.k->strides[3] == 1 && a.v->strides[3] == 1 &&
+         a.k->strides[1] * 16 <= (int64_t(1) << 30);
 }
 
 // std::fma is one instruction where the CPU has FMA, a (slow, same-valued) libm
@@ -299,6 +628,11 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
          : __builtin_cpu_supports("avx512f") ? sdpa_row_f32_avx512
          : __builtin_cpu_supports("fma")     ? sdpa_row_f32_fma
                                              : sdpa_row_f32_plain;
+  if constexpr (std::is_same_v<T, float>)
+    if (fn == sdpa_row_f32_avx512 && sdpa_group_f32_ok(a, job.reps, job.D)) {
+      fn = sdpa_group_f32_avx512;  // the heads of a kv head together: rows are (batch, kv head, position)
+      rows /= static_cast<size_t>(job.reps);
+    }
   const int threads = work >= double(1 << 20) ? ctx.claim_threads : 1;
   if (threads <= 1) {
     for (size_t r = 0; r < rows; ++r) fn(&job, r);
@@ -323,6 +657,12 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
 }  // namespace
 
 void sdpa_force_scalar(bool on) { g_force_scalar.store(on); }
+
+int sdpa_vector_expf_check(uint32_t stride) {
+  if (!__builtin_cpu_supports("avx512f")) return -1;
+  if (!vec_expf().ok) return 0;
+  return vec_expf_check(vec_expf(), stride) ? 1 : 0;
+}
 
 bool sdpa_prepare(KernelContext& ctx, SdpaArgs& a, bool has_scale, double scale) {
   const Tensor &q = *a.q, &k = *a.k, &v = *a.v;

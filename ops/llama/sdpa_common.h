@@ -24,6 +24,9 @@ bool sdpa_prepare(KernelContext& ctx, SdpaArgs& a, bool has_scale, double scale)
 bool sdpa_run(KernelContext& ctx, const SdpaArgs& a);
 // Tests: run the float32 path in its scalar form instead of the AVX-512 one.
 void sdpa_force_scalar(bool on);
+// Tests: the AVX-512 forms' vector expf against std::exp on every stride-th float of
+// [-104, 89]: 1 equal, 0 differs (then the forms use std::exp), -1 no AVX-512.
+int sdpa_vector_expf_check(uint32_t stride);
 // Copies value [B, S, H, D] into cache[:, start_pos : start_pos + S].
 bool cache_write(KernelContext& ctx, const Tensor& value, Tensor& cache, int64_t start_pos);
 
