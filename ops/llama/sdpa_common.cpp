@@ -23,19 +23,36 @@ struct SdpaJob {
   int64_t S, Hq, D, reps;
 };
 
+// Output row `row` (batch-major, then head, then query position s): its position s and
+// the bases of its query row, its key/value head (grouped-query: head h reads key head
+// h / reps) and its output row.
+template <class T>
+struct SdpaRow {
+  int64_t s;
+  const T *q, *k, *v;
+  T* o;
+};
+
+template <class T>
+inline SdpaRow<T> sdpa_row_at(const SdpaJob<T>& job, size_t row) {
+  const SdpaArgs& a = *job.a;
+  const int64_t s = static_cast<int64_t>(row) % job.S;
+  const int64_t h = static_cast<int64_t>(row) / job.S % job.Hq;
+  const int64_t b = static_cast<int64_t>(row) / job.S / job.Hq;
+  const int64_t hk = h / job.reps;
+  const Tensor &q = *a.q, &k = *a.k, &v = *a.v, &o = *a.out;
+  return {s, q.ptr<T>() + b * q.strides[0] + s * q.strides[1] + h * q.strides[2],
+          k.ptr<T>() + b * k.strides[0] + hk * k.strides[2], v.ptr<T>() + b * v.strides[0] + hk * v.strides[2],
+          o.ptr<T>() + b * o.strides[0] + s * o.strides[1] + h * o.strides[2]};
+}
+
 template <class T>
 void sdpa_row(void* p, size_t row) {
   const auto& job = *static_cast<const SdpaJob<T>*>(p);
   const SdpaArgs& a = *job.a;
-  const int64_t S = job.S, Hq = job.Hq, D = job.D;
-  const int64_t s = static_cast<int64_t>(row) % S;
-  const int64_t h = static_cast<int64_t>(row) / S % Hq;
-  const int64_t b = static_cast<int64_t>(row) / S / Hq;
-  const int64_t hk = h / job.reps;
+  const int64_t D = job.D;
   const Tensor &q = *a.q, &k = *a.k, &v = *a.v, &o = *a.out;
-  const T* qp = q.ptr<T>() + b * q.strides[0] + s * q.strides[1] + h * q.strides[2];
-  const T* kb = k.ptr<T>() + b * k.strides[0] + hk * k.strides[2];
-  const T* vb = v.ptr<T>() + b * v.strides[0] + hk * v.strides[2];
+  const auto [s, qp, kb, vb, op] = sdpa_row_at(job, row);
   int64_t nkeys = a.causal ? std::min(a.start_pos + s + 1, a.kv_len) : a.kv_len;
 
   float qv[kMaxHeadDim], acc[kMaxHeadDim];
@@ -66,7 +83,6 @@ void sdpa_row(void* p, size_t row) {
     l += w;
     for (int64_t d = 0; d < D; ++d) acc[d] += w * static_cast<float>(vp[d * v.strides[3]]);
   }
-  T* op = o.ptr<T>() + b * o.strides[0] + s * o.strides[1] + h * o.strides[2];
   float inv = l > 0.f ? 1.f / l : 0.f;
   for (int64_t d = 0; d < D; ++d) op[d * o.strides[3]] = static_cast<T>(acc[d] * inv);
 }
@@ -125,15 +141,9 @@ inline float dot_fma(const float* a, const float* b, int64_t n) {
 
 inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
   const SdpaArgs& a = *job.a;
-  const int64_t S = job.S, Hq = job.Hq, D = job.D;
-  const int64_t s = static_cast<int64_t>(row) % S;
-  const int64_t h = static_cast<int64_t>(row) / S % Hq;
-  const int64_t b = static_cast<int64_t>(row) / S / Hq;
-  const int64_t hk = h / job.reps;
+  const int64_t D = job.D;
   const Tensor &q = *a.q, &k = *a.k, &v = *a.v, &o = *a.out;
-  const float* qp = q.ptr<float>() + b * q.strides[0] + s * q.strides[1] + h * q.strides[2];
-  const float* kb = k.ptr<float>() + b * k.strides[0] + hk * k.strides[2];
-  const float* vb = v.ptr<float>() + b * v.strides[0] + hk * v.strides[2];
+  const auto [s, qp, kb, vb, op] = sdpa_row_at(job, row);
   const int64_t pos = a.start_pos + s;
   const float ninf = -std::numeric_limits<float>::infinity();
   float qv[kMaxHeadDim], kv[kMaxHeadDim], dst[kMaxHeadDim], blk[kMaxHeadDim], sc[kKeyBlock];
@@ -171,7 +181,6 @@ inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
     }
     for (int64_t d = 0; d < D; ++d) dst[d] = n == 0 ? blk[d] : dst[d] + blk[d];
   }
-  float* op = o.ptr<float>() + b * o.strides[0] + s * o.strides[1] + h * o.strides[2];
   const float inv = 1.f / run_sum;
   for (int64_t d = 0; d < D; ++d) op[d * o.strides[3]] = dst[d] * inv;
 }
@@ -182,20 +191,14 @@ inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
 __attribute__((target("avx512f"))) void sdpa_row_f32_avx512(void* p, size_t row) {
   const auto& job = *static_cast<const SdpaJob<float>*>(p);
   const SdpaArgs& a = *job.a;
-  const int64_t S = job.S, Hq = job.Hq, D = job.D;
+  const int64_t D = job.D;
   const Tensor &q = *a.q, &k = *a.k, &v = *a.v, &o = *a.out;
   const int64_t ks = k.strides[1], kd = k.strides[3];
   if (v.strides[3] != 1 || ks * 16 > (int64_t(1) << 30) || kd * D > (int64_t(1) << 30)) {
     sdpa_row_f32_body(job, row);
     return;
   }
-  const int64_t s = static_cast<int64_t>(row) % S;
-  const int64_t h = static_cast<int64_t>(row) / S % Hq;
-  const int64_t b = static_cast<int64_t>(row) / S / Hq;
-  const int64_t hk = h / job.reps;
-  const float* qp = q.ptr<float>() + b * q.strides[0] + s * q.strides[1] + h * q.strides[2];
-  const float* kb = k.ptr<float>() + b * k.strides[0] + hk * k.strides[2];
-  const float* vb = v.ptr<float>() + b * v.strides[0] + hk * v.strides[2];
+  const auto [s, qp, kb, vb, op] = sdpa_row_at(job, row);
   const int64_t pos = a.start_pos + s;
   const float ninf = -std::numeric_limits<float>::infinity();
   alignas(64) float qv[kMaxHeadDim], dst[kMaxHeadDim], sc[kKeyBlock];
@@ -239,7 +242,6 @@ __attribute__((target("avx512f"))) void sdpa_row_f32_avx512(void* p, size_t row)
       _mm512_mask_storeu_ps(dst + d0, m, n == 0 ? blk : _mm512_add_ps(prev, blk));
     }
   }
-  float* op = o.ptr<float>() + b * o.strides[0] + s * o.strides[1] + h * o.strides[2];
   const float inv = 1.f / run_sum;
   for (int64_t d = 0; d < D; ++d) op[d * o.strides[3]] = dst[d] * inv;
 }
