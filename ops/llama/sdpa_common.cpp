@@ -185,28 +185,36 @@ inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
   for (int64_t d = 0; d < D; ++d) op[d * o.strides[3]] = dst[d] * inv;
 }
 
-// The same arithmetic with AVX-512F: scores of 16 keys at once (one lane per key,
-// each lane its own in-order FMA chain over the head dim, keys gathered), the value
-// sum 16 head-dim lanes at once (each lane in key order). Bit-equal to the body.
-__attribute__((target("avx512f"))) void sdpa_row_f32_avx512(void* p, size_t row) {
-  const auto& job = *static_cast<const SdpaJob<float>*>(p);
+// The same arithmetic with AVX-512F for the G query heads h0 .. h0+G-1 of one position
+// s that read the same key/value head (grouped-query attention): scores of 16 keys at
+// once (one lane per key, each lane its own in-order FMA chain over the head dim; the
+// keys gathered once for all G heads), the value sums 16 head-dim lanes at once (each
+// lane in key order; one value load for all G heads). Bit-equal to the body, row by row.
+constexpr int kMaxGroup = 4;  // query heads per key gather
+
+template <int G>
+__attribute__((target("avx512f"))) void sdpa_heads_f32_avx512(const SdpaJob<float>& job, size_t row0) {
   const SdpaArgs& a = *job.a;
-  const int64_t D = job.D;
+  const int64_t D = job.D, S = job.S;
   const Tensor &q = *a.q, &k = *a.k, &v = *a.v, &o = *a.out;
   const int64_t ks = k.strides[1], kd = k.strides[3];
   if (v.strides[3] != 1 || ks * 16 > (int64_t(1) << 30) || kd * D > (int64_t(1) << 30)) {
-    sdpa_row_f32_body(job, row);
+    for (int g = 0; g < G; ++g) sdpa_row_f32_body(job, row0 + static_cast<size_t>(g * S));
     return;
   }
-  const auto [s, qp, kb, vb, op] = sdpa_row_at(job, row);
+  // rows row0 + g*S: the same batch, position and key/value head, heads h0 + g
+  const auto [s, qp0, kb, vb, op0] = sdpa_row_at(job, row0);
+  const int64_t qh = q.strides[2], oh = o.strides[2];
   const int64_t pos = a.start_pos + s;
   const float ninf = -std::numeric_limits<float>::infinity();
-  alignas(64) float qv[kMaxHeadDim], dst[kMaxHeadDim], sc[kKeyBlock];
-  for (int64_t d = 0; d < D; ++d) qv[d] = qp[d * q.strides[3]], dst[d] = 0.f;
+  alignas(64) float qv[G][kMaxHeadDim], dst[G][kMaxHeadDim], sc[G][kKeyBlock];
+  for (int g = 0; g < G; ++g)
+    for (int64_t d = 0; d < D; ++d) qv[g][d] = qp0[g * qh + d * q.strides[3]], dst[g][d] = 0.f;
   const float* mrow = a.mask ? a.mask->ptr<float>() + s * a.mask->strides[0] : nullptr;
   const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
   const __m512i idx = _mm512_mullo_epi32(lane, _mm512_set1_epi32(static_cast<int32_t>(ks)));
-  float run_max = ninf, run_sum = 0.f;
+  float run_max[G], run_sum[G];
+  for (int g = 0; g < G; ++g) run_max[g] = ninf, run_sum[g] = 0.f;
   for (int64_t n = 0; n < a.kv_len; n += kKeyBlock) {
     const int64_t nb = std::min(kKeyBlock, a.kv_len - n);
     if (a.causal && n > pos) break;
@@ -216,34 +224,62 @@ __attribute__((target("avx512f"))) void sdpa_row_f32_avx512(void* p, size_t row)
       const int64_t cnt = std::min<int64_t>(16, live - j0);
       const __mmask16 m = static_cast<__mmask16>((1u << cnt) - 1);
       const float* base = kb + (n + j0) * ks;
-      __m512 acc = _mm512_setzero_ps();
+      __m512 acc[G];
+      for (int g = 0; g < G; ++g) acc[g] = _mm512_setzero_ps();
       for (int64_t d = 0; d < D; ++d) {
         const __m512 kv = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, idx, base + d * kd, 4);
-        acc = _mm512_fmadd_ps(kv, _mm512_set1_ps(qv[d]), acc);
+        for (int g = 0; g < G; ++g) acc[g] = _mm512_fmadd_ps(kv, _mm512_set1_ps(qv[g][d]), acc[g]);
       }
-      _mm512_mask_storeu_ps(sc + j0, m, acc);
+      for (int g = 0; g < G; ++g) _mm512_mask_storeu_ps(sc[g] + j0, m, acc[g]);
     }
-    float bmax = ninf;
-    for (int64_t j = 0; j < nb; ++j) {
-      float x = j < live ? sc[j] : ninf;
-      x = x * a.scale;
-      if (mrow) x = x + mrow[(n + j) * a.mask->strides[1]];
-      sc[j] = x;
-      bmax = std::max(bmax, x);
+    for (int g = 0; g < G; ++g) {
+      float bmax = ninf;
+      for (int64_t j = 0; j < nb; ++j) {
+        float x = j < live ? sc[g][j] : ninf;
+        x = x * a.scale;
+        if (mrow) x = x + mrow[(n + j) * a.mask->strides[1]];
+        sc[g][j] = x;
+        bmax = std::max(bmax, x);
+      }
+      softmax_block(sc[g], nb, bmax, n > 0, dst[g], D, &run_max[g], &run_sum[g]);
     }
-    softmax_block(sc, nb, bmax, n > 0, dst, D, &run_max, &run_sum);
     for (int64_t d0 = 0; d0 < D; d0 += 16) {
       const __mmask16 m = D - d0 >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (D - d0)) - 1);
-      __m512 blk = _mm512_setzero_ps();
+      __m512 blk[G];
+      for (int g = 0; g < G; ++g) blk[g] = _mm512_setzero_ps();
       // masked keys have weight 0: v * 0 adds +-0 and changes nothing (the cache is finite)
-      for (int64_t j = 0; j < nb; ++j)
-        blk = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, vb + (n + j) * v.strides[1] + d0), _mm512_set1_ps(sc[j]), blk);
-      const __m512 prev = _mm512_maskz_loadu_ps(m, dst + d0);
-      _mm512_mask_storeu_ps(dst + d0, m, n == 0 ? blk : _mm512_add_ps(prev, blk));
+      for (int64_t j = 0; j < nb; ++j) {
+        const __m512 vv = _mm512_maskz_loadu_ps(m, vb + (n + j) * v.strides[1] + d0);
+        for (int g = 0; g < G; ++g) blk[g] = _mm512_fmadd_ps(vv, _mm512_set1_ps(sc[g][j]), blk[g]);
+      }
+      for (int g = 0; g < G; ++g) {
+        const __m512 prev = _mm512_maskz_loadu_ps(m, dst[g] + d0);
+        _mm512_mask_storeu_ps(dst[g] + d0, m, n == 0 ? blk[g] : _mm512_add_ps(prev, blk[g]));
+      }
     }
   }
-  const float inv = 1.f / run_sum;
-  for (int64_t d = 0; d < D; ++d) op[d * o.strides[3]] = dst[d] * inv;
+  for (int g = 0; g < G; ++g) {
+    float* op = op0 + g * oh;
+    const float inv = 1.f / run_sum[g];
+    for (int64_t d = 0; d < D; ++d) op[d * o.strides[3]] = dst[g][d] * inv;
+  }
+}
+
+// Work unit of the AVX-512 form: (batch, key/value head, position, group of up to
+// kMaxGroup of the query heads that read it).
+__attribute__((target("avx512f"))) void sdpa_unit_f32_avx512(void* p, size_t unit) {
+  const auto& job = *static_cast<const SdpaJob<float>*>(p);
+  const int64_t S = job.S, reps = job.reps, chunks = (reps + kMaxGroup - 1) / kMaxGroup;
+  const int64_t u = static_cast<int64_t>(unit);
+  const int64_t s = u % S, c = u / S % chunks, bhk = u / S / chunks;  // bhk = b * Hkv + hk
+  const int64_t h0 = bhk * reps + c * kMaxGroup;                      // = b * Hq + head
+  const size_t row0 = static_cast<size_t>(h0 * S + s);
+  switch (std::min<int64_t>(kMaxGroup, reps - c * kMaxGroup)) {
+    case 1: sdpa_heads_f32_avx512<1>(job, row0); break;
+    case 2: sdpa_heads_f32_avx512<2>(job, row0); break;
+    case 3: sdpa_heads_f32_avx512<3>(job, row0); break;
+    default: sdpa_heads_f32_avx512<4>(job, row0); break;
+  }
 }
 
 // std::fma is one instruction where the CPU has FMA, a (slow, same-valued) libm
@@ -261,15 +297,21 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
   // the workers for; prefill chunks are split over rows.
   const int64_t keys = a.causal ? std::min(a.start_pos + job.S, a.kv_len) : a.kv_len;
   const double work = static_cast<double>(rows) * static_cast<double>(keys) * static_cast<double>(job.D);
+  // fn(&job, unit) for unit < units: a row each, or (AVX-512) the query heads of a
+  // key/value head at one position
   void (*fn)(void*, size_t) = sdpa_row<T>;
-  if constexpr (std::is_same_v<T, float>)
+  size_t units = rows;
+  if constexpr (std::is_same_v<T, float>) {
     fn = g_force_scalar.load(std::memory_order_relaxed) ? sdpa_row_f32_fma
-         : __builtin_cpu_supports("avx512f") ? sdpa_row_f32_avx512
+         : __builtin_cpu_supports("avx512f") ? sdpa_unit_f32_avx512
          : __builtin_cpu_supports("fma")     ? sdpa_row_f32_fma
                                              : sdpa_row_f32_plain;
+    if (fn == sdpa_unit_f32_avx512)
+      units = static_cast<size_t>(a.q->sizes[0] * a.k->sizes[2] * job.S * ((job.reps + kMaxGroup - 1) / kMaxGroup));
+  }
   const int threads = work >= double(1 << 20) ? ctx.claim_threads : 1;
   if (threads <= 1) {
-    for (size_t r = 0; r < rows; ++r) fn(&job, r);
+    for (size_t r = 0; r < units; ++r) fn(&job, r);
     return;
   }
   // Tiles claimed by the caller and the awake helpers (ops/linalg/claim_pool.h); tile t
@@ -278,7 +320,7 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
     void (*fn)(void*, size_t);
     void* job;
     size_t rows, ntiles;
-  } tiles{fn, &job, rows, std::min<size_t>(rows, static_cast<size_t>(8 * threads))};
+  } tiles{fn, &job, units, std::min<size_t>(units, static_cast<size_t>(8 * threads))};
   linalg::claim_parallel_for(
       threads - 1, static_cast<int64_t>(tiles.ntiles),
       [](void* p, int64_t t) {
