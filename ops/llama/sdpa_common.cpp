@@ -293,8 +293,9 @@ template <class T>
 void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
   SdpaJob<T> job{&a, a.q->sizes[1], a.q->sizes[2], a.q->sizes[3], a.q->sizes[2] / a.k->sizes[2]};
   size_t rows = static_cast<size_t>(a.q->sizes[0] * job.Hq * job.S);
-  // One decode step (a few heads x the filled positions) is too little work to wake
-  // the workers for; prefill chunks are split over rows.
+  // Split over the caller and the awake helpers (which spin between a decode step's
+  // matrix products, so taking them costs ~1 us) from ~2^15 multiply-adds of scores
+  // on: a decode step past ~60 positions (SmolLM2: 9 heads x 64 dims), prefill chunks.
   const int64_t keys = a.causal ? std::min(a.start_pos + job.S, a.kv_len) : a.kv_len;
   const double work = static_cast<double>(rows) * static_cast<double>(keys) * static_cast<double>(job.D);
   // fn(&job, unit) for unit < units: a row each, or (AVX-512) the query heads of a
@@ -309,7 +310,7 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
     if (fn == sdpa_unit_f32_avx512)
       units = static_cast<size_t>(a.q->sizes[0] * a.k->sizes[2] * job.S * ((job.reps + kMaxGroup - 1) / kMaxGroup));
   }
-  const int threads = work >= double(1 << 20) ? ctx.claim_threads : 1;
+  const int threads = work >= double(1 << 15) && units > 1 ? ctx.claim_threads : 1;
   if (threads <= 1) {
     for (size_t r = 0; r < units; ++r) fn(&job, r);
     return;
