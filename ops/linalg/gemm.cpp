@@ -89,34 +89,30 @@ __attribute__((target("avx2,fma"))) void ukernel_avx2_fma(int mr, int64_t kc, co
                                                           int64_t a_cs, const float* b, int64_t b_rs, float* c,
                                                           int64_t c_rs, int64_t c_cs, int64_t nc, bool first,
                                                           float alpha) {
-  const float* a0 = a;
-  const float* a1 = mr > 1 ? a + a_rs : a;
-  const float* a2 = mr > 2 ? a + 2 * a_rs : a;
-  const float* a3 = mr > 3 ? a + 3 * a_rs : a;
-  const float* a4 = mr > 4 ? a + 4 * a_rs : a;
-  const float* a5 = mr > 5 ? a + 5 * a_rs : a;
+  const float* ar[kMr];
+  block_rows(a, a_rs, mr, ar);
   __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
   __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
   for (int64_t k = 0; k < kc; ++k) {
     const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
     b += b_rs;
     const int64_t o = k * a_cs;
-    __m256 av = _mm256_broadcast_ss(a0 + o);
+    __m256 av = _mm256_broadcast_ss(ar[0] + o);
     c00 = _mm256_fmadd_ps(av, b0, c00);
     c01 = _mm256_fmadd_ps(av, b1, c01);
-    av = _mm256_broadcast_ss(a1 + o);
+    av = _mm256_broadcast_ss(ar[1] + o);
     c10 = _mm256_fmadd_ps(av, b0, c10);
     c11 = _mm256_fmadd_ps(av, b1, c11);
-    av = _mm256_broadcast_ss(a2 + o);
+    av = _mm256_broadcast_ss(ar[2] + o);
     c20 = _mm256_fmadd_ps(av, b0, c20);
     c21 = _mm256_fmadd_ps(av, b1, c21);
-    av = _mm256_broadcast_ss(a3 + o);
+    av = _mm256_broadcast_ss(ar[3] + o);
     c30 = _mm256_fmadd_ps(av, b0, c30);
     c31 = _mm256_fmadd_ps(av, b1, c31);
-    av = _mm256_broadcast_ss(a4 + o);
+    av = _mm256_broadcast_ss(ar[4] + o);
     c40 = _mm256_fmadd_ps(av, b0, c40);
     c41 = _mm256_fmadd_ps(av, b1, c41);
-    av = _mm256_broadcast_ss(a5 + o);
+    av = _mm256_broadcast_ss(ar[5] + o);
     c50 = _mm256_fmadd_ps(av, b0, c50);
     c51 = _mm256_fmadd_ps(av, b1, c51);
   }
@@ -223,24 +219,6 @@ struct Avx2Gemv {
   }
 };
 
-// Few rows against a weight row: M vector sums (M <= kSmallM), then the K tail in order.
-__attribute__((target("avx2,fma"))) void small_m_dots_avx2_fma(const float* A, int64_t a_rs, int64_t M,
-                                                               const float* w, int64_t K, float* out) {
-  const int64_t K8 = K / 8 * 8;
-  __m256 acc[kSmallM];
-  for (int64_t i = 0; i < M; ++i) acc[i] = _mm256_setzero_ps();
-  for (int64_t k = 0; k < K8; k += 8) {
-    const __m256 wv = _mm256_loadu_ps(w + k);
-    for (int64_t i = 0; i < M; ++i) acc[i] = _mm256_fmadd_ps(_mm256_loadu_ps(A + i * a_rs + k), wv, acc[i]);
-  }
-  for (int64_t i = 0; i < M; ++i) {
-    const float* a = A + i * a_rs;
-    float s = hsum256(acc[i]);
-    for (int64_t k = K8; k < K; ++k) s += a[k] * w[k];
-    out[i] = s;
-  }
-}
-
 }  // namespace
 
 void gemv_f32_avx2_fma(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) { gemv_tile<Avx2Gemv>(g, bi, n0, n1); }
@@ -263,8 +241,27 @@ void gemm_small_m_f32_scalar(const GemmF32& g, int64_t bi, int64_t n0, int64_t n
   }
 }
 
-void gemm_small_m_f32_avx2_fma(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) {
-  small_m_tile(small_m_dots_avx2_fma, g, bi, n0, n1);
+__attribute__((target("avx2,fma"))) void gemm_small_m_f32_avx2_fma(const GemmF32& g, int64_t bi, int64_t n0,
+                                                                   int64_t n1) {
+  const float* A = g.a + bi * g.a_bs;
+  const float* B = g.b + bi * g.b_bs;
+  float* C = g.c + bi * g.c_bs;
+  const int64_t K = g.K, M = g.M, K8 = K / 8 * 8;
+  for (int64_t j = n0; j < n1; ++j) {
+    const float* w = B + j * g.b_cs;
+    __m256 acc[kSmallM];
+    for (int64_t i = 0; i < M; ++i) acc[i] = _mm256_setzero_ps();
+    for (int64_t k = 0; k < K8; k += 8) {
+      const __m256 wv = _mm256_loadu_ps(w + k);
+      for (int64_t i = 0; i < M; ++i) acc[i] = _mm256_fmadd_ps(_mm256_loadu_ps(A + i * g.a_rs + k), wv, acc[i]);
+    }
+    for (int64_t i = 0; i < M; ++i) {
+      const float* a = A + i * g.a_rs;
+      float s = hsum256(acc[i]);
+      for (int64_t k = K8; k < K; ++k) s += a[k] * w[k];
+      gemv_finish(g, C + i * g.c_rs, j, s);
+    }
+  }
 }
 
 bool cpu_has_avx2_fma() {

@@ -36,19 +36,13 @@ __attribute__((target("avx512f"), always_inline)) inline void scale_store(float*
 // are discarded at the store.
 PTE_TGT void ukernel_avx512f(int mr, int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, const float* b,
                              int64_t b_rs, float* c, int64_t c_rs, int64_t c_cs, int64_t nc, bool first, float alpha) {
-  const float* a0 = a;
-  const float* a1 = mr > 1 ? a + a_rs : a;
-  const float* a2 = mr > 2 ? a + 2 * a_rs : a;
-  const float* a3 = mr > 3 ? a + 3 * a_rs : a;
-  const float* a4 = mr > 4 ? a + 4 * a_rs : a;
-  const float* a5 = mr > 5 ? a + 5 * a_rs : a;
-  const float* a6 = mr > 6 ? a + 6 * a_rs : a;
-  const float* a7 = mr > 7 ? a + 7 * a_rs : a;
+  const float* ar[kMr];
+  block_rows(a, a_rs, mr, ar);
   __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
   __m512 c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00, c70 = c00, c71 = c00;
 #define PTE_ROW(r)                                  \
   {                                                 \
-    const __m512 av = _mm512_set1_ps(a##r[o]);      \
+    const __m512 av = _mm512_set1_ps(ar[r][o]);      \
     c##r##0 = _mm512_fmadd_ps(av, b0, c##r##0);     \
     c##r##1 = _mm512_fmadd_ps(av, b1, c##r##1);     \
   }
@@ -167,22 +161,29 @@ struct Avx512Gemv {
   }
 };
 
-// Small M (<= 16) against one weight row: M vector sums, one weight load for all rows.
+// Small M (<= 16) against [N, K] weights: one pass over each weight row serves all M rows.
 template <int M>
-PTE_TGT void small_m_dots_avx512f(const float* A, int64_t a_rs, int64_t, const float* w, int64_t K, float* out) {
-  __m512 acc[M];
-  for (int i = 0; i < M; ++i) acc[i] = _mm512_setzero_ps();
-  int64_t k = 0;
-  for (; k + 16 <= K; k += 16) {
-    const __m512 wv = _mm512_loadu_ps(w + k);
-    for (int i = 0; i < M; ++i) acc[i] = _mm512_fmadd_ps(_mm512_loadu_ps(A + i * a_rs + k), wv, acc[i]);
+PTE_TGT void small_m_avx512f(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) {
+  const float* A = g.a + bi * g.a_bs;
+  const float* B = g.b + bi * g.b_bs;
+  float* C = g.c + bi * g.c_bs;
+  const int64_t K = g.K;
+  for (int64_t j = n0; j < n1; ++j) {
+    const float* w = B + j * g.b_cs;
+    __m512 acc[M];
+    for (int i = 0; i < M; ++i) acc[i] = _mm512_setzero_ps();
+    int64_t k = 0;
+    for (; k + 16 <= K; k += 16) {
+      const __m512 wv = _mm512_loadu_ps(w + k);
+      for (int i = 0; i < M; ++i) acc[i] = _mm512_fmadd_ps(_mm512_loadu_ps(A + i * g.a_rs + k), wv, acc[i]);
+    }
+    if (k < K) {
+      const __mmask16 m = tail_mask(K - k);
+      const __m512 wv = _mm512_maskz_loadu_ps(m, w + k);
+      for (int i = 0; i < M; ++i) acc[i] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, A + i * g.a_rs + k), wv, acc[i]);
+    }
+    for (int i = 0; i < M; ++i) gemv_finish(g, C + i * g.c_rs, j, _mm512_reduce_add_ps(acc[i]));
   }
-  if (k < K) {
-    const __mmask16 m = tail_mask(K - k);
-    const __m512 wv = _mm512_maskz_loadu_ps(m, w + k);
-    for (int i = 0; i < M; ++i) acc[i] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, A + i * a_rs + k), wv, acc[i]);
-  }
-  for (int i = 0; i < M; ++i) out[i] = _mm512_reduce_add_ps(acc[i]);
 }
 
 }  // namespace
@@ -194,12 +195,24 @@ void gemm_f32_avx512f(const GemmF32& g, int64_t bi, int64_t m0, int64_t m1, int6
 void gemv_f32_avx512f(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) { gemv_tile<Avx512Gemv>(g, bi, n0, n1); }
 
 void gemm_small_m_f32_avx512f(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) {
-  static constexpr SmallMDotsFn kDots[16] = {
-      small_m_dots_avx512f<1>,  small_m_dots_avx512f<2>,  small_m_dots_avx512f<3>,  small_m_dots_avx512f<4>,
-      small_m_dots_avx512f<5>,  small_m_dots_avx512f<6>,  small_m_dots_avx512f<7>,  small_m_dots_avx512f<8>,
-      small_m_dots_avx512f<9>,  small_m_dots_avx512f<10>, small_m_dots_avx512f<11>, small_m_dots_avx512f<12>,
-      small_m_dots_avx512f<13>, small_m_dots_avx512f<14>, small_m_dots_avx512f<15>, small_m_dots_avx512f<16>};
-  small_m_tile(kDots[std::clamp<int64_t>(g.M, 1, 16) - 1], g, bi, n0, n1);
+  switch (g.M) {
+    case 1: small_m_avx512f<1>(g, bi, n0, n1); break;
+    case 2: small_m_avx512f<2>(g, bi, n0, n1); break;
+    case 3: small_m_avx512f<3>(g, bi, n0, n1); break;
+    case 4: small_m_avx512f<4>(g, bi, n0, n1); break;
+    case 5: small_m_avx512f<5>(g, bi, n0, n1); break;
+    case 6: small_m_avx512f<6>(g, bi, n0, n1); break;
+    case 7: small_m_avx512f<7>(g, bi, n0, n1); break;
+    case 8: small_m_avx512f<8>(g, bi, n0, n1); break;
+    case 9: small_m_avx512f<9>(g, bi, n0, n1); break;
+    case 10: small_m_avx512f<10>(g, bi, n0, n1); break;
+    case 11: small_m_avx512f<11>(g, bi, n0, n1); break;
+    case 12: small_m_avx512f<12>(g, bi, n0, n1); break;
+    case 13: small_m_avx512f<13>(g, bi, n0, n1); break;
+    case 14: small_m_avx512f<14>(g, bi, n0, n1); break;
+    case 15: small_m_avx512f<15>(g, bi, n0, n1); break;
+    default: small_m_avx512f<16>(g, bi, n0, n1); break;
+  }
 }
 
 #undef PTE_TGT

@@ -55,6 +55,13 @@ inline void store_tile(const float* t, int mr, int64_t nc, float* c, int64_t c_r
     }
 }
 
+// Row pointers of an MR-row block of A for a micro-kernel; rows past `mr` read row 0
+// again (computed, then discarded at the store).
+template <int MR>
+inline void block_rows(const float* a, int64_t a_rs, int mr, const float* (&rows)[MR]) {
+  for (int r = 0; r < MR; ++r) rows[r] = r < mr ? a + r * a_rs : a;
+}
+
 // C(mr x nc) (+)= alpha * A(mr x kc) @ Bsliver(kc x NR)
 using UkernelFn = void (*)(int mr, int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, const float* b,
                            int64_t b_rs, float* c, int64_t c_rs, int64_t c_cs, int64_t nc, bool first, float alpha);
@@ -146,21 +153,6 @@ void gemv_tile(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) {
     return;
   }
   gemv_f32_scalar(g, bi, n0, n1);
-}
-
-// 2 <= M <= 16 rows against a weight stored [N, K] (b_rs == 1, a_cs == 1), columns
-// [n0, n1): `dots(A, a_rs, M, w, K, out)` sets out[i] = dot(row i of A, w) for i < M
-// (each weight row read once for all M rows).
-using SmallMDotsFn = void (*)(const float* A, int64_t a_rs, int64_t M, const float* w, int64_t K, float* out);
-inline void small_m_tile(SmallMDotsFn dots, const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) {
-  const float* A = g.a + bi * g.a_bs;
-  const float* B = g.b + bi * g.b_bs;
-  float* C = g.c + bi * g.c_bs;
-  float out[16];
-  for (int64_t j = n0; j < n1; ++j) {
-    dots(A, g.a_rs, g.M, B + j * g.b_cs, g.K, out);
-    for (int64_t i = 0; i < g.M; ++i) gemv_finish(g, C + i * g.c_rs, j, out[i]);
-  }
 }
 
 }  // namespace pte::linalg::detail
