@@ -34,17 +34,18 @@ constexpr int64_t kSmallMAvx512 = 16;  // the same with AVX-512 (32 vector regis
 
 // Column tiles of a bandwidth-bound product (GEMV, small M) for `threads` threads:
 // bound[0] = 0 < bound[1] < ... < bound[n] = N, returns n. Guided: each tile takes
-// 1/(4 x threads) of the columns left (multiples of 32, at least 32), so tiles shrink
-// toward the end and the threads finish together (a thread that claims the last tile
-// holds at most ~32 columns, not an eighth of the lm_head); the first tiles stay
-// small enough that a helper descheduled mid-tile holds up the caller little.
+// 1/(4 x threads) of the columns left (multiples of 16, at least 16: two groups of
+// the AVX-512 GEMV), so tiles shrink toward the end and the threads finish together
+// (the last tiles are ~16 columns, ~2 us of a SmolLM2 weight, not an eighth of the
+// lm_head); the first tiles stay small enough that a helper descheduled mid-tile
+// holds up the caller little.
 constexpr int kMaxDotTiles = 64;
 inline int dot_tiles(int64_t N, int64_t threads, int64_t* bound) {
   int n = 0;
   bound[0] = 0;
   for (int64_t j = 0; j < N;) {
     const int64_t left = N - j;
-    int64_t t = threads > 1 && n + 1 < kMaxDotTiles ? std::max<int64_t>(32, round_up(left / (4 * threads), 32)) : left;
+    int64_t t = threads > 1 && n + 1 < kMaxDotTiles ? std::max<int64_t>(16, round_up(left / (4 * threads), 16)) : left;
     j += std::min(t, left);
     bound[++n] = j;
   }
