@@ -192,6 +192,22 @@ inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
 // lane in key order; one value load for all G heads). Bit-equal to the body, row by row.
 constexpr int kMaxGroup = 4;  // query heads per key gather
 
+// GCC 12 flags the _mm512_undefined_ps() pass-through inside its AVX-512 intrinsics
+// once inlined here (a false positive).
+#if !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+// The largest lane (no NaN lanes here).
+__attribute__((target("avx512f"))) inline float hmax512(__m512 v) {
+  v = _mm512_max_ps(v, _mm512_shuffle_f32x4(v, v, _MM_SHUFFLE(1, 0, 3, 2)));
+  v = _mm512_max_ps(v, _mm512_shuffle_f32x4(v, v, _MM_SHUFFLE(2, 3, 0, 1)));
+  v = _mm512_max_ps(v, _mm512_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2)));
+  v = _mm512_max_ps(v, _mm512_shuffle_ps(v, v, _MM_SHUFFLE(2, 3, 0, 1)));
+  return _mm512_cvtss_f32(v);
+}
+
 template <int G>
 __attribute__((target("avx512f"))) void sdpa_heads_f32_avx512(const SdpaJob<float>& job, size_t row0) {
   const SdpaArgs& a = *job.a;
@@ -232,30 +248,64 @@ __attribute__((target("avx512f"))) void sdpa_heads_f32_avx512(const SdpaJob<floa
       }
       for (int g = 0; g < G; ++g) _mm512_mask_storeu_ps(sc[g] + j0, m, acc[g]);
     }
+    // scores * scale (+ mask), keys past `live` -inf, and the block max (16 lanes: max
+    // is exact, and a NaN score is skipped as std::max(bmax, x) skips it)
+    const float* mb = mrow ? mrow + n * a.mask->strides[1] : nullptr;
+    const bool mask_rows = mb && a.mask->strides[1] == 1;
+    const __m512 vscale = _mm512_set1_ps(a.scale), vninf = _mm512_set1_ps(ninf);
     for (int g = 0; g < G; ++g) {
       float bmax = ninf;
-      for (int64_t j = 0; j < nb; ++j) {
-        float x = j < live ? sc[g][j] : ninf;
-        x = x * a.scale;
-        if (mrow) x = x + mrow[(n + j) * a.mask->strides[1]];
-        sc[g][j] = x;
-        bmax = std::max(bmax, x);
+      if (!mb || mask_rows) {
+        __m512 vmax = vninf;
+        for (int64_t j = 0; j < nb; j += 16) {
+          const __mmask16 in = nb - j >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (nb - j)) - 1);
+          const int64_t lv = std::clamp<int64_t>(live - j, 0, 16);
+          const __mmask16 seen = lv >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << lv) - 1);
+          __m512 x = _mm512_mask_loadu_ps(vninf, seen, sc[g] + j);
+          x = _mm512_mul_ps(x, vscale);
+          if (mb) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(in, mb + j));
+          _mm512_mask_storeu_ps(sc[g] + j, in, x);
+          vmax = _mm512_mask_max_ps(vmax, in, x, vmax);
+        }
+        bmax = hmax512(vmax);
+      } else {
+        for (int64_t j = 0; j < nb; ++j) {
+          float x = j < live ? sc[g][j] : ninf;
+          x = x * a.scale;
+          x = x + mb[j * a.mask->strides[1]];
+          sc[g][j] = x;
+          bmax = std::max(bmax, x);
+        }
       }
       softmax_block(sc[g], nb, bmax, n > 0, dst[g], D, &run_max[g], &run_sum[g]);
     }
-    for (int64_t d0 = 0; d0 < D; d0 += 16) {
-      const __mmask16 m = D - d0 >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (D - d0)) - 1);
-      __m512 blk[G];
-      for (int g = 0; g < G; ++g) blk[g] = _mm512_setzero_ps();
+    // output += sum_j v_j * p_j: up to 64 head-dim lanes x G heads of independent chains
+    for (int64_t d0 = 0; d0 < D; d0 += 64) {
+      __mmask16 m[4];
+      for (int c = 0; c < 4; ++c) {
+        const int64_t r = std::clamp<int64_t>(D - d0 - 16 * c, 0, 16);
+        m[c] = r >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << r) - 1);
+      }
+      __m512 blk[4][G];
+      for (int c = 0; c < 4; ++c)
+        for (int g = 0; g < G; ++g) blk[c][g] = _mm512_setzero_ps();
       // masked keys have weight 0: v * 0 adds +-0 and changes nothing (the cache is finite)
       for (int64_t j = 0; j < nb; ++j) {
-        const __m512 vv = _mm512_maskz_loadu_ps(m, vb + (n + j) * v.strides[1] + d0);
-        for (int g = 0; g < G; ++g) blk[g] = _mm512_fmadd_ps(vv, _mm512_set1_ps(sc[g][j]), blk[g]);
+        const float* vp = vb + (n + j) * v.strides[1] + d0;
+        __m512 w[G];
+        for (int g = 0; g < G; ++g) w[g] = _mm512_set1_ps(sc[g][j]);
+        for (int c = 0; c < 4; ++c) {
+          if (!m[c]) break;
+          const __m512 vv = _mm512_maskz_loadu_ps(m[c], vp + 16 * c);
+          for (int g = 0; g < G; ++g) blk[c][g] = _mm512_fmadd_ps(vv, w[g], blk[c][g]);
+        }
       }
-      for (int g = 0; g < G; ++g) {
-        const __m512 prev = _mm512_maskz_loadu_ps(m, dst[g] + d0);
-        _mm512_mask_storeu_ps(dst[g] + d0, m, n == 0 ? blk[g] : _mm512_add_ps(prev, blk[g]));
-      }
+      for (int c = 0; c < 4 && m[c]; ++c)
+        for (int g = 0; g < G; ++g) {
+          float* dp = dst[g] + d0 + 16 * c;
+          const __m512 prev = _mm512_maskz_loadu_ps(m[c], dp);
+          _mm512_mask_storeu_ps(dp, m[c], n == 0 ? blk[c][g] : _mm512_add_ps(prev, blk[c][g]));
+        }
     }
   }
   for (int g = 0; g < G; ++g) {
@@ -264,6 +314,10 @@ __attribute__((target("avx512f"))) void sdpa_heads_f32_avx512(const SdpaJob<floa
     for (int64_t d = 0; d < D; ++d) op[d * o.strides[3]] = dst[g][d] * inv;
   }
 }
+
+#if !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 // Work unit of the AVX-512 form: (batch, key/value head, position, group of up to
 // kMaxGroup of the query heads that read it).
