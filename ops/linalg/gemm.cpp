@@ -32,26 +32,6 @@ constexpr double kMinParallelGemvBytes = 128.0 * 1024;
 constexpr int64_t kSmallM = 8;  // up to this many rows, weights [N, K] take the dot-product path
 constexpr int64_t kSmallMAvx512 = 16;  // the same with AVX-512 (32 vector registers)
 
-// Column tiles of a bandwidth-bound product (GEMV, small M) for `threads` threads:
-// bound[0] = 0 < bound[1] < ... < bound[n] = N, returns n. Guided: each tile takes
-// 1/(4 x threads) of the columns left (multiples of 16, at least 16: two groups of
-// the AVX-512 GEMV), so tiles shrink toward the end and the threads finish together
-// (the last tiles are ~16 columns, ~2 us of a SmolLM2 weight, not an eighth of the
-// lm_head); the first tiles stay small enough that a helper descheduled mid-tile
-// holds up the caller little.
-constexpr int kMaxDotTiles = 64;
-inline int dot_tiles(int64_t N, int64_t threads, int64_t* bound) {
-  int n = 0;
-  bound[0] = 0;
-  for (int64_t j = 0; j < N;) {
-    const int64_t left = N - j;
-    int64_t t = threads > 1 && n + 1 < kMaxDotTiles ? std::max<int64_t>(16, round_up(left / (4 * threads), 16)) : left;
-    j += std::min(t, left);
-    bound[++n] = j;
-  }
-  return n;
-}
-
 inline void store_tile(const float* t, int mr, int64_t nc, float* c, int64_t c_rs, int64_t c_cs, bool first) {
   detail::store_tile<kNr>(t, mr, nc, c, c_rs, c_cs, first);
 }
@@ -312,18 +292,19 @@ void gemm_f32(int nthreads, const GemmF32& g, GemmIsa isa) {
     // Bandwidth-bound: column tiles claimed by the caller and the awake helpers
     // (claim_pool.h), never a wait for a descheduled worker.
     const bool gemv = g.M == 1;
+    int64_t tn = g.N;
+    if (threads > 1) tn = std::max<int64_t>(32, round_up((g.N + 4 * threads - 1) / (4 * threads), 32));
     struct Job {
       const GemmF32* g;
       GemmIsa isa;
       bool gemv;
-      int ntiles;  // per batch
-      int64_t bound[kMaxDotTiles + 1];
-    } job{&g, isa, gemv, 0, {}};
-    job.ntiles = dot_tiles(g.N, threads, job.bound);
+      int64_t tn, tiles_per_batch;
+    } job{&g, isa, gemv, tn, (g.N + tn - 1) / tn};
     auto run = [](void* p, int64_t t) {
       const Job& jb = *static_cast<const Job*>(p);
       const GemmF32& gg = *jb.g;
-      const int64_t bi = t / jb.ntiles, j0 = jb.bound[t % jb.ntiles], j1 = jb.bound[t % jb.ntiles + 1];
+      const int64_t bi = t / jb.tiles_per_batch, j0 = t % jb.tiles_per_batch * jb.tn;
+      const int64_t j1 = std::min(gg.N, j0 + jb.tn);
       switch (jb.isa) {
         case GemmIsa::Avx512f:
           jb.gemv ? gemv_f32_avx512f(gg, bi, j0, j1) : gemm_small_m_f32_avx512f(gg, bi, j0, j1);
@@ -335,7 +316,7 @@ void gemm_f32(int nthreads, const GemmF32& g, GemmIsa isa) {
           jb.gemv ? gemv_f32_scalar(gg, bi, j0, j1) : gemm_small_m_f32_scalar(gg, bi, j0, j1);
       }
     };
-    claim_parallel_for(static_cast<int>(threads - 1), g.batch * job.ntiles, run, &job);
+    claim_parallel_for(static_cast<int>(threads - 1), g.batch * job.tiles_per_batch, run, &job);
     return;
   }
 
