@@ -97,24 +97,28 @@ class ClaimPool {
       }
       if (stop_.load(std::memory_order_relaxed)) break;
       seen = gen_of(w);
+      int64_t mine = 0;  // counted into done_ once, when this job has no tiles left
       for (;;) {
         auto fn = fn_.load(std::memory_order_relaxed);
         void* ctx = ctx_.load(std::memory_order_relaxed);
         if (gen_of(w) != seen || next_of(w) >= count_of(w)) break;
         if (!word_.compare_exchange_weak(w, w + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
         fn(ctx, next_of(w));
-        done_.fetch_add(1, std::memory_order_acq_rel);
+        ++mine;
         w = word_.load(std::memory_order_acquire);
       }
+      if (mine) done_.fetch_add(mine, std::memory_order_acq_rel);
     }
   }
 
-  std::atomic<uint64_t> word_{0};
+  // word_ with the job fields a claim reads (one cache line); the completion count on
+  // a line of its own, so finishing a tile does not take the claim line from the caller
+  alignas(64) std::atomic<uint64_t> word_{0};
   std::atomic<void (*)(void*, int64_t)> fn_{nullptr};
   std::atomic<void*> ctx_{nullptr};
-  std::atomic<int64_t> done_{0};
+  alignas(64) std::atomic<int64_t> done_{0};
   std::atomic<int> sleepers_{0};
-  std::atomic<bool> stop_{false};
+  alignas(64) std::atomic<bool> stop_{false};
   std::vector<std::thread> threads_;
   std::chrono::microseconds spin_{50};
 };

@@ -25,7 +25,6 @@ constexpr int64_t kMr = 6;     // micro-tile rows (scalar, AVX2)
 constexpr int64_t kNr = 16;    // micro-tile columns (two AVX vectors)
 constexpr int64_t kMc = 120;   // max rows of a thread tile (A block 120 KiB)
 constexpr int64_t kNc = 512;   // max columns of a thread tile
-constexpr int64_t kGemvChunk = 4096;  // GEMV row sweep: 16 KiB of accumulators (L1)
 constexpr double kMinParallelFlops = 2.0e6;  // below this, waking threads costs more
 // GEMV / small M: bound by reading B, and a second core adds bandwidth (measured on a
 // 2-core Xeon VM: 576x576 fp32 GEMV 7.3 -> 12.3 GB/s): threaded from 128 KiB of B on.
@@ -57,59 +56,49 @@ void ukernel_scalar(int mr, int64_t kc, const float* a, int64_t a_rs, int64_t a_
   store_tile(t, mr, nc, c, c_rs, c_cs, first);
 }
 
+// t[8i, 8i + 8) = alpha * v_i for the accumulators in order (a row-major tile).
+template <class... V>
+__attribute__((target("avx2,fma"), always_inline)) inline void scale_store(float* t, __m256 va, V... v) {
+  int i = 0;
+  ((_mm256_store_ps(t + 8 * i++, _mm256_mul_ps(v, va))), ...);
+}
+
 // ---- AVX2 + FMA micro-kernel ----------------------------------------------------
 // 6 rows x 16 columns in 12 named accumulators (arrays of __m256 get spilled by
 // GCC). Rows past `mr` read row 0 again and are discarded at the store.
-
 __attribute__((target("avx2,fma"))) void ukernel_avx2_fma(int mr, int64_t kc, const float* a, int64_t a_rs,
                                                           int64_t a_cs, const float* b, int64_t b_rs, float* c,
                                                           int64_t c_rs, int64_t c_cs, int64_t nc, bool first,
                                                           float alpha) {
-  const float* a0 = a;
-  const float* a1 = mr > 1 ? a + a_rs : a;
-  const float* a2 = mr > 2 ? a + 2 * a_rs : a;
-  const float* a3 = mr > 3 ? a + 3 * a_rs : a;
-  const float* a4 = mr > 4 ? a + 4 * a_rs : a;
-  const float* a5 = mr > 5 ? a + 5 * a_rs : a;
+  const float* ar[kMr];
+  block_rows(a, a_rs, mr, ar);
   __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
   __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
   for (int64_t k = 0; k < kc; ++k) {
     const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
     b += b_rs;
     const int64_t o = k * a_cs;
-    __m256 av = _mm256_broadcast_ss(a0 + o);
+    __m256 av = _mm256_broadcast_ss(ar[0] + o);
     c00 = _mm256_fmadd_ps(av, b0, c00);
     c01 = _mm256_fmadd_ps(av, b1, c01);
-    av = _mm256_broadcast_ss(a1 + o);
+    av = _mm256_broadcast_ss(ar[1] + o);
     c10 = _mm256_fmadd_ps(av, b0, c10);
     c11 = _mm256_fmadd_ps(av, b1, c11);
-    av = _mm256_broadcast_ss(a2 + o);
+    av = _mm256_broadcast_ss(ar[2] + o);
     c20 = _mm256_fmadd_ps(av, b0, c20);
     c21 = _mm256_fmadd_ps(av, b1, c21);
-    av = _mm256_broadcast_ss(a3 + o);
+    av = _mm256_broadcast_ss(ar[3] + o);
     c30 = _mm256_fmadd_ps(av, b0, c30);
     c31 = _mm256_fmadd_ps(av, b1, c31);
-    av = _mm256_broadcast_ss(a4 + o);
+    av = _mm256_broadcast_ss(ar[4] + o);
     c40 = _mm256_fmadd_ps(av, b0, c40);
     c41 = _mm256_fmadd_ps(av, b1, c41);
-    av = _mm256_broadcast_ss(a5 + o);
+    av = _mm256_broadcast_ss(ar[5] + o);
     c50 = _mm256_fmadd_ps(av, b0, c50);
     c51 = _mm256_fmadd_ps(av, b1, c51);
   }
-  const __m256 va = _mm256_set1_ps(alpha);
   alignas(32) float t[kMr * kNr];
-  _mm256_store_ps(t + 0, _mm256_mul_ps(c00, va));
-  _mm256_store_ps(t + 8, _mm256_mul_ps(c01, va));
-  _mm256_store_ps(t + 16, _mm256_mul_ps(c10, va));
-  _mm256_store_ps(t + 24, _mm256_mul_ps(c11, va));
-  _mm256_store_ps(t + 32, _mm256_mul_ps(c20, va));
-  _mm256_store_ps(t + 40, _mm256_mul_ps(c21, va));
-  _mm256_store_ps(t + 48, _mm256_mul_ps(c30, va));
-  _mm256_store_ps(t + 56, _mm256_mul_ps(c31, va));
-  _mm256_store_ps(t + 64, _mm256_mul_ps(c40, va));
-  _mm256_store_ps(t + 72, _mm256_mul_ps(c41, va));
-  _mm256_store_ps(t + 80, _mm256_mul_ps(c50, va));
-  _mm256_store_ps(t + 88, _mm256_mul_ps(c51, va));
+  scale_store(t, _mm256_set1_ps(alpha), c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51);
   if (nc == kNr && c_cs == 1) {
     for (int r = 0; r < mr; ++r) {
       float* cr = c + r * c_rs;
@@ -182,75 +171,38 @@ __attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
   return _mm_cvtss_f32(s);
 }
 
-__attribute__((target("avx2,fma"))) void gemv_f32_avx2_fma(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) {
-  const float* a = g.a + bi * g.a_bs;
-  const float* B = g.b + bi * g.b_bs;
-  float* c = g.c + bi * g.c_bs;
-  const int64_t K = g.K;
-  if (g.b_rs == 1 && g.a_cs == 1) {
-    // B(k, j) = W[j*b_cs + k]: one contiguous dot product per output column, 4 at a time.
-    int64_t j = n0;
-    for (; j + 4 <= n1; j += 4) {
-      const float* w0 = B + j * g.b_cs;
-      const float* w1 = w0 + g.b_cs;
-      const float* w2 = w1 + g.b_cs;
-      const float* w3 = w2 + g.b_cs;
-      __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-      int64_t k = 0;
-      for (; k + 8 <= K; k += 8) {
-        __m256 av = _mm256_loadu_ps(a + k);
-        s0 = _mm256_fmadd_ps(av, _mm256_loadu_ps(w0 + k), s0);
-        s1 = _mm256_fmadd_ps(av, _mm256_loadu_ps(w1 + k), s1);
-        s2 = _mm256_fmadd_ps(av, _mm256_loadu_ps(w2 + k), s2);
-        s3 = _mm256_fmadd_ps(av, _mm256_loadu_ps(w3 + k), s3);
-      }
-      float r0 = hsum256(s0), r1 = hsum256(s1), r2 = hsum256(s2), r3 = hsum256(s3);
-      for (; k < K; ++k) {
-        r0 += a[k] * w0[k];
-        r1 += a[k] * w1[k];
-        r2 += a[k] * w2[k];
-        r3 += a[k] * w3[k];
-      }
-      gemv_finish(g, c, j, r0);
-      gemv_finish(g, c, j + 1, r1);
-      gemv_finish(g, c, j + 2, r2);
-      gemv_finish(g, c, j + 3, r3);
+namespace {
+
+// The vector loops of the AVX2+FMA GEMV (gemv_tile in gemm_impl.h): 8-float partial
+// sums, then the K tail in order.
+struct Avx2Gemv {
+  static constexpr int kDotRows = 4;
+  template <int R>
+  __attribute__((target("avx2,fma"))) static void dots(const float* a, const float* const* w, int64_t K, float* out,
+                                                       int64_t /*ahead*/) {
+    __m256 s[R];
+    for (int r = 0; r < R; ++r) s[r] = _mm256_setzero_ps();
+    int64_t k = 0;
+    for (; k + 8 <= K; k += 8) {
+      const __m256 av = _mm256_loadu_ps(a + k);
+      for (int r = 0; r < R; ++r) s[r] = _mm256_fmadd_ps(av, _mm256_loadu_ps(w[r] + k), s[r]);
     }
-    for (; j < n1; ++j) {
-      const float* w = B + j * g.b_cs;
-      __m256 s = _mm256_setzero_ps();
-      int64_t k = 0;
-      for (; k + 8 <= K; k += 8) s = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), _mm256_loadu_ps(w + k), s);
-      float r = hsum256(s);
-      for (; k < K; ++k) r += a[k] * w[k];
-      gemv_finish(g, c, j, r);
-    }
-    return;
+    for (int r = 0; r < R; ++r) out[r] = hsum256(s[r]);
+    for (; k < K; ++k)
+      for (int r = 0; r < R; ++r) out[r] += a[k] * w[r][k];
   }
-  if (g.b_cs == 1) {
-    // B rows contiguous along N: stream B row by row (y[chunk] += x[k] * B[k, chunk])
-    // with the chunk's accumulators in L1; rows are read sequentially.
-    alignas(32) float acc[kGemvChunk];
-    constexpr int64_t kChunk = kGemvChunk;
-    for (int64_t j0 = n0; j0 < n1; j0 += kChunk) {
-      const int64_t nj = std::min(kChunk, n1 - j0);
-      const int64_t nv = nj / 8 * 8;
-      for (int64_t j = 0; j < nj; ++j) acc[j] = 0.0f;
-      for (int64_t k = 0; k < K; ++k) {
-        const float xk = a[k * g.a_cs];
-        const __m256 av = _mm256_set1_ps(xk);
-        const float* br = B + k * g.b_rs + j0;
-        int64_t j = 0;
-        for (; j < nv; j += 8)
-          _mm256_store_ps(acc + j, _mm256_fmadd_ps(av, _mm256_loadu_ps(br + j), _mm256_load_ps(acc + j)));
-        for (; j < nj; ++j) acc[j] += xk * br[j];
-      }
-      for (int64_t j = 0; j < nj; ++j) gemv_finish(g, c, j0 + j, acc[j]);
-    }
-    return;
+  __attribute__((target("avx2,fma"))) static void axpy(float* acc, const float* b, float x, int64_t n) {
+    const __m256 xv = _mm256_set1_ps(x);
+    const int64_t nv = n / 8 * 8;
+    int64_t j = 0;
+    for (; j < nv; j += 8) _mm256_store_ps(acc + j, _mm256_fmadd_ps(xv, _mm256_loadu_ps(b + j), _mm256_load_ps(acc + j)));
+    for (; j < n; ++j) acc[j] += x * b[j];
   }
-  gemv_f32_scalar(g, bi, n0, n1);
-}
+};
+
+}  // namespace
+
+void gemv_f32_avx2_fma(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) { gemv_tile<Avx2Gemv>(g, bi, n0, n1); }
 
 // Few rows (M <= kSmallM) against a weight stored [N, K] (B(k, j) = W[j*b_cs + k]):
 // one pass over each weight row serves every row of A, so W is read once, as in

@@ -6,6 +6,7 @@
 // GCC 12 flags the _mm256_undefined_pd() inside _mm512_reduce_add_ps (a false positive).
 #if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <immintrin.h>
 
@@ -19,29 +20,29 @@ namespace {
 
 constexpr int kMr = 8;
 constexpr int kNr = 32;  // two zmm vectors
-constexpr int64_t kGemvChunk = 4096;
 
 #define PTE_TGT __attribute__((target("avx512f")))
 
 PTE_TGT inline __mmask16 tail_mask(int64_t n) { return n >= 16 ? __mmask16(0xffff) : __mmask16((1u << n) - 1u); }
 
+// t[16i, 16i + 16) = alpha * v_i for the accumulators in order (a row-major tile).
+template <class... V>
+__attribute__((target("avx512f"), always_inline)) inline void scale_store(float* t, __m512 va, V... v) {
+  int i = 0;
+  ((_mm512_store_ps(t + 16 * i++, _mm512_mul_ps(v, va))), ...);
+}
+
 // 8 rows x 32 columns in 16 named accumulators; rows past `mr` read row 0 again and
 // are discarded at the store.
 PTE_TGT void ukernel_avx512f(int mr, int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, const float* b,
                              int64_t b_rs, float* c, int64_t c_rs, int64_t c_cs, int64_t nc, bool first, float alpha) {
-  const float* a0 = a;
-  const float* a1 = mr > 1 ? a + a_rs : a;
-  const float* a2 = mr > 2 ? a + 2 * a_rs : a;
-  const float* a3 = mr > 3 ? a + 3 * a_rs : a;
-  const float* a4 = mr > 4 ? a + 4 * a_rs : a;
-  const float* a5 = mr > 5 ? a + 5 * a_rs : a;
-  const float* a6 = mr > 6 ? a + 6 * a_rs : a;
-  const float* a7 = mr > 7 ? a + 7 * a_rs : a;
+  const float* ar[kMr];
+  block_rows(a, a_rs, mr, ar);
   __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
   __m512 c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00, c70 = c00, c71 = c00;
 #define PTE_ROW(r)                                  \
   {                                                 \
-    const __m512 av = _mm512_set1_ps(a##r[o]);      \
+    const __m512 av = _mm512_set1_ps(ar[r][o]);      \
     c##r##0 = _mm512_fmadd_ps(av, b0, c##r##0);     \
     c##r##1 = _mm512_fmadd_ps(av, b1, c##r##1);     \
   }
@@ -52,24 +53,9 @@ PTE_TGT void ukernel_avx512f(int mr, int64_t kc, const float* a, int64_t a_rs, i
     PTE_ROW(0) PTE_ROW(1) PTE_ROW(2) PTE_ROW(3) PTE_ROW(4) PTE_ROW(5) PTE_ROW(6) PTE_ROW(7)
   }
 #undef PTE_ROW
-  const __m512 va = _mm512_set1_ps(alpha);
   alignas(64) float t[kMr * kNr];
-  _mm512_store_ps(t + 0, _mm512_mul_ps(c00, va));
-  _mm512_store_ps(t + 16, _mm512_mul_ps(c01, va));
-  _mm512_store_ps(t + 32, _mm512_mul_ps(c10, va));
-  _mm512_store_ps(t + 48, _mm512_mul_ps(c11, va));
-  _mm512_store_ps(t + 64, _mm512_mul_ps(c20, va));
-  _mm512_store_ps(t + 80, _mm512_mul_ps(c21, va));
-  _mm512_store_ps(t + 96, _mm512_mul_ps(c30, va));
-  _mm512_store_ps(t + 112, _mm512_mul_ps(c31, va));
-  _mm512_store_ps(t + 128, _mm512_mul_ps(c40, va));
-  _mm512_store_ps(t + 144, _mm512_mul_ps(c41, va));
-  _mm512_store_ps(t + 160, _mm512_mul_ps(c50, va));
-  _mm512_store_ps(t + 176, _mm512_mul_ps(c51, va));
-  _mm512_store_ps(t + 192, _mm512_mul_ps(c60, va));
-  _mm512_store_ps(t + 208, _mm512_mul_ps(c61, va));
-  _mm512_store_ps(t + 224, _mm512_mul_ps(c70, va));
-  _mm512_store_ps(t + 240, _mm512_mul_ps(c71, va));
+  scale_store(t, _mm512_set1_ps(alpha), c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70,
+              c71);
   if (c_cs == 1) {
     const __mmask16 m0 = tail_mask(nc), m1 = tail_mask(nc - 16 > 0 ? nc - 16 : 0);
     for (int r = 0; r < mr; ++r) {
@@ -143,27 +129,37 @@ PTE_TGT const float* b_sliver_avx512f(const GemmF32& g, const float* B, int64_t 
   return buf;
 }
 
-// Dot products of `a` (K contiguous) with R weight rows w[r] (K contiguous).
-// With `ahead` != 0, also prefetches w[r] + ahead + k (the next rows to be read: the
-// hardware prefetcher alone reached ~8 GB/s of one core's ~10 on 8 strided streams).
-template <int R>
-PTE_TGT inline void dots_avx512f(const float* a, const float* const* w, int64_t K, float* out, int64_t ahead = 0) {
-  __m512 s[R];
-  for (int r = 0; r < R; ++r) s[r] = _mm512_setzero_ps();
-  int64_t k = 0;
-  for (; k + 16 <= K; k += 16) {
-    const __m512 av = _mm512_loadu_ps(a + k);
-    if (ahead)
-      for (int r = 0; r < R; ++r) _mm_prefetch(reinterpret_cast<const char*>(w[r] + ahead + k), _MM_HINT_T0);
-    for (int r = 0; r < R; ++r) s[r] = _mm512_fmadd_ps(av, _mm512_loadu_ps(w[r] + k), s[r]);
+// The vector loops of the AVX-512F GEMV (gemv_tile in gemm_impl.h); K tails masked.
+struct Avx512Gemv {
+  static constexpr int kDotRows = 8;
+  // With `ahead` != 0, also prefetches w[r] + ahead + k (the next rows to be read: the
+  // hardware prefetcher alone reached ~8 GB/s of one core's ~10 on 8 strided streams).
+  template <int R>
+  PTE_TGT static void dots(const float* a, const float* const* w, int64_t K, float* out, int64_t ahead) {
+    __m512 s[R];
+    for (int r = 0; r < R; ++r) s[r] = _mm512_setzero_ps();
+    int64_t k = 0;
+    for (; k + 16 <= K; k += 16) {
+      const __m512 av = _mm512_loadu_ps(a + k);
+      if (ahead)
+        for (int r = 0; r < R; ++r) _mm_prefetch(reinterpret_cast<const char*>(w[r] + ahead + k), _MM_HINT_T0);
+      for (int r = 0; r < R; ++r) s[r] = _mm512_fmadd_ps(av, _mm512_loadu_ps(w[r] + k), s[r]);
+    }
+    if (k < K) {
+      const __mmask16 m = tail_mask(K - k);
+      const __m512 av = _mm512_maskz_loadu_ps(m, a + k);
+      for (int r = 0; r < R; ++r) s[r] = _mm512_fmadd_ps(av, _mm512_maskz_loadu_ps(m, w[r] + k), s[r]);
+    }
+    for (int r = 0; r < R; ++r) out[r] = _mm512_reduce_add_ps(s[r]);
   }
-  if (k < K) {
-    const __mmask16 m = tail_mask(K - k);
-    const __m512 av = _mm512_maskz_loadu_ps(m, a + k);
-    for (int r = 0; r < R; ++r) s[r] = _mm512_fmadd_ps(av, _mm512_maskz_loadu_ps(m, w[r] + k), s[r]);
+  PTE_TGT static void axpy(float* acc, const float* b, float x, int64_t n) {
+    const __m512 xv = _mm512_set1_ps(x);
+    for (int64_t j = 0; j < n; j += 16) {
+      const __mmask16 m = tail_mask(n - j);
+      _mm512_mask_store_ps(acc + j, m, _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(m, b + j), _mm512_maskz_load_ps(m, acc + j)));
+    }
   }
-  for (int r = 0; r < R; ++r) out[r] = _mm512_reduce_add_ps(s[r]);
-}
+};
 
 // Small M (<= 16) against [N, K] weights: one pass over each weight row serves all M rows.
 template <int M>
@@ -196,54 +192,7 @@ void gemm_f32_avx512f(const GemmF32& g, int64_t bi, int64_t m0, int64_t m1, int6
   gemm_tile<kMr, kNr, b_sliver_avx512f>(ukernel_avx512f, g, bi, m0, m1, n0, n1);
 }
 
-PTE_TGT void gemv_f32_avx512f(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) {
-  const float* a = g.a + bi * g.a_bs;
-  const float* B = g.b + bi * g.b_bs;
-  float* c = g.c + bi * g.c_bs;
-  const int64_t K = g.K;
-  if (g.b_rs == 1 && g.a_cs == 1) {
-    // B(k, j) = W[j*b_cs + k]: one contiguous dot product per output column, 4 at a time.
-    int64_t j = n0;
-    float r[8];
-    for (; j + 8 <= n1; j += 8) {
-      const float* w[8];
-      for (int q = 0; q < 8; ++q) w[q] = B + (j + q) * g.b_cs;
-      dots_avx512f<8>(a, w, K, r, j + 16 <= n1 ? 8 * g.b_cs : 0);
-      for (int q = 0; q < 8; ++q) gemv_finish(g, c, j + q, r[q]);
-    }
-    for (; j + 4 <= n1; j += 4) {
-      const float* w[4] = {B + j * g.b_cs, B + (j + 1) * g.b_cs, B + (j + 2) * g.b_cs, B + (j + 3) * g.b_cs};
-      dots_avx512f<4>(a, w, K, r);
-      for (int q = 0; q < 4; ++q) gemv_finish(g, c, j + q, r[q]);
-    }
-    for (; j < n1; ++j) {
-      const float* w[1] = {B + j * g.b_cs};
-      dots_avx512f<1>(a, w, K, r);
-      gemv_finish(g, c, j, r[0]);
-    }
-    return;
-  }
-  if (g.b_cs == 1) {
-    // B rows contiguous along N: y[chunk] += x[k] * B[k, chunk], accumulators in L1.
-    alignas(64) float acc[kGemvChunk];
-    for (int64_t j0 = n0; j0 < n1; j0 += kGemvChunk) {
-      const int64_t nj = std::min(kGemvChunk, n1 - j0);
-      for (int64_t j = 0; j < nj; ++j) acc[j] = 0.0f;
-      for (int64_t k = 0; k < K; ++k) {
-        const __m512 av = _mm512_set1_ps(a[k * g.a_cs]);
-        const float* br = B + k * g.b_rs + j0;
-        for (int64_t j = 0; j < nj; j += 16) {
-          const __mmask16 m = tail_mask(nj - j);
-          _mm512_mask_store_ps(acc + j, m,
-                               _mm512_fmadd_ps(av, _mm512_maskz_loadu_ps(m, br + j), _mm512_maskz_load_ps(m, acc + j)));
-        }
-      }
-      for (int64_t j = 0; j < nj; ++j) gemv_finish(g, c, j0 + j, acc[j]);
-    }
-    return;
-  }
-  gemv_f32_scalar(g, bi, n0, n1);
-}
+void gemv_f32_avx512f(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) { gemv_tile<Avx512Gemv>(g, bi, n0, n1); }
 
 void gemm_small_m_f32_avx512f(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) {
   switch (g.M) {

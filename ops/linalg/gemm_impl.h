@@ -55,6 +55,13 @@ inline void store_tile(const float* t, int mr, int64_t nc, float* c, int64_t c_r
     }
 }
 
+// Row pointers of an MR-row block of A for a micro-kernel; rows past `mr` read row 0
+// again (computed, then discarded at the store).
+template <int MR>
+inline void block_rows(const float* a, int64_t a_rs, int mr, const float* (&rows)[MR]) {
+  for (int r = 0; r < MR; ++r) rows[r] = r < mr ? a + r * a_rs : a;
+}
+
 // C(mr x nc) (+)= alpha * A(mr x kc) @ Bsliver(kc x NR)
 using UkernelFn = void (*)(int mr, int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, const float* b,
                            int64_t b_rs, float* c, int64_t c_rs, int64_t c_cs, int64_t nc, bool first, float alpha);
@@ -91,6 +98,61 @@ inline void gemm_tile(UkernelFn kernel, const GemmF32& g, int64_t bi, int64_t m0
 inline void gemv_finish(const GemmF32& g, float* c, int64_t j, float sum) {
   float* p = c + j * g.c_cs;
   *p = g.accumulate ? *p + g.alpha * sum : g.alpha * sum;
+}
+
+constexpr int64_t kGemvChunk = 4096;  // GEMV row sweep: 16 KiB of accumulators (L1)
+
+// The M == 1 GEMV over columns [n0, n1) of batch bi, shared by the SIMD variants. `Isa`
+// supplies the vector loops (compiled for its ISA, called out of line: each call reads
+// at least one weight row):
+//   Isa::kDotRows                      weight rows per call of the widest dots (4 or 8)
+//   Isa::dots<R>(a, w, K, out, ahead)  out[r] = dot(a, w[r]) over K contiguous floats,
+//                                      R in {kDotRows, 4, 1}; ahead != 0: also prefetch
+//                                      w[r] + ahead (the next group's rows)
+//   Isa::axpy(acc, b, x, n)            acc[j] += x * b[j] for j < n (acc 64-byte aligned)
+// Layouts: B(k, j) = W[j*b_cs + k] (a linear layer's [N, K] weight) takes dot products;
+// rows of B contiguous along N take a row sweep into L1 accumulators; others the scalar.
+template <class Isa>
+void gemv_tile(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) {
+  const float* a = g.a + bi * g.a_bs;
+  const float* B = g.b + bi * g.b_bs;
+  float* c = g.c + bi * g.c_bs;
+  const int64_t K = g.K;
+  if (g.b_rs == 1 && g.a_cs == 1) {
+    constexpr int R = Isa::kDotRows;
+    const float* w[R];
+    float r[R];
+    int64_t j = n0;
+    for (; j + R <= n1; j += R) {
+      for (int q = 0; q < R; ++q) w[q] = B + (j + q) * g.b_cs;
+      Isa::template dots<R>(a, w, K, r, j + 2 * R <= n1 ? R * g.b_cs : 0);
+      for (int q = 0; q < R; ++q) gemv_finish(g, c, j + q, r[q]);
+    }
+    if constexpr (R > 4)
+      for (; j + 4 <= n1; j += 4) {
+        for (int q = 0; q < 4; ++q) w[q] = B + (j + q) * g.b_cs;
+        Isa::template dots<4>(a, w, K, r, 0);
+        for (int q = 0; q < 4; ++q) gemv_finish(g, c, j + q, r[q]);
+      }
+    for (; j < n1; ++j) {
+      w[0] = B + j * g.b_cs;
+      Isa::template dots<1>(a, w, K, r, 0);
+      gemv_finish(g, c, j, r[0]);
+    }
+    return;
+  }
+  if (g.b_cs == 1) {
+    // y[chunk] += x[k] * B[k, chunk]: rows read sequentially, the chunk's sums in L1
+    alignas(64) float acc[kGemvChunk];
+    for (int64_t j0 = n0; j0 < n1; j0 += kGemvChunk) {
+      const int64_t nj = std::min(kGemvChunk, n1 - j0);
+      for (int64_t j = 0; j < nj; ++j) acc[j] = 0.0f;
+      for (int64_t k = 0; k < K; ++k) Isa::axpy(acc, B + k * g.b_rs + j0, a[k * g.a_cs], nj);
+      for (int64_t j = 0; j < nj; ++j) gemv_finish(g, c, j0 + j, acc[j]);
+    }
+    return;
+  }
+  gemv_f32_scalar(g, bi, n0, n1);
 }
 
 }  // namespace pte::linalg::detail

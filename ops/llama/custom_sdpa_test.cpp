@@ -168,7 +168,9 @@ TEST_CASE("llama::custom_sdpa.out: float32 AVX-512 form equals the scalar offici
                       {5, 4, 2, 20, 40, 7, true, false},      // odd head dim (masked lanes)
                       {3, 2, 1, 72, 600, 0, false, true},     // mask over two key blocks
                       {2, 2, 2, 16, 16, 3, true, false},
-                      {4, 8, 2, 40, 90, 30, true, false}};    // 4 query heads per kv head, keys past 64
+                      {4, 8, 2, 40, 90, 30, true, false},    // 4 query heads per kv head, keys past 64
+                      {3, 10, 2, 32, 90, 40, true, false},    // 5 query heads a key head: groups of 4 + 1
+                      {2, 8, 1, 24, 50, 0, false, true}};     // 8 a key head (groups of 4), mask
   for (const Cfg& c : cfgs) {
     INFO("S=" << c.S << " D=" << c.D << " L=" << c.L);
     auto q = randn(size_t(c.S) * c.Hq * c.D, 11), k = randn(size_t(c.L) * c.Hkv * c.D, 12), v = randn(size_t(c.L) * c.Hkv * c.D, 13);
