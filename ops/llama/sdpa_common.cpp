@@ -90,6 +90,24 @@ void sdpa_row(void* p, size_t row) {
 constexpr int64_t kKeyBlock = 512;
 std::atomic<bool> g_force_scalar{false};
 
+// The end of a block's softmax step (both forms): the 16 lane sums in order, the tail's
+// exps in double, the running sum and the output rescaled.
+inline void softmax_block_end(const float* lanes, float* sc, int64_t vec, int64_t nb, float m, bool rescale, float* dst,
+                              int64_t D, float* run_max, float* run_sum) {
+  float bsum = 0.f;
+  for (int l = 0; l < 16; ++l) bsum += lanes[l];
+  for (int64_t j = vec; j < nb; ++j) {
+    const double e = std::exp(static_cast<double>(sc[j] - m));
+    bsum = static_cast<float>(static_cast<double>(bsum) + e);
+    sc[j] = static_cast<float>(e);
+  }
+  const float c = std::exp(*run_max - m);
+  *run_sum = bsum + c * *run_sum;
+  *run_max = m;
+  if (rescale)
+    for (int64_t d = 0; d < D; ++d) dst[d] = dst[d] * c;
+}
+
 // One key block's softmax step: scores sc[0, nb) (block max bmax) become weights
 // exp(score - max) (16-lane sums, then the tail with the double exp added in double,
 // rounded once per step, as the official scalar loop does); the running sum and (after
@@ -107,18 +125,7 @@ inline void softmax_block(float* sc, int64_t nb, float bmax, bool rescale, float
     sc[j] = std::exp(sc[j] - m);
     lanes[j % 16] += sc[j];
   }
-  float bsum = 0.f;
-  for (int l = 0; l < 16; ++l) bsum += lanes[l];
-  for (int64_t j = vec; j < nb; ++j) {
-    const double e = std::exp(static_cast<double>(sc[j] - m));
-    bsum = static_cast<float>(static_cast<double>(bsum) + e);
-    sc[j] = static_cast<float>(e);
-  }
-  const float c = std::exp(*run_max - m);
-  *run_sum = bsum + c * *run_sum;
-  *run_max = m;
-  if (rescale)
-    for (int64_t d = 0; d < D; ++d) dst[d] = dst[d] * c;
+  softmax_block_end(lanes, sc, vec, nb, m, rescale, dst, D, run_max, run_sum);
 }
 
 // expf of 16 lanes, the very arithmetic of glibc's expf (its FMA variant, which std::exp
@@ -232,18 +239,7 @@ __attribute__((target("avx512f"))) void softmax_block_avx512(float* sc, int64_t 
   }
   alignas(64) float lanes[16];
   _mm512_store_ps(lanes, lane);
-  float bsum = 0.f;
-  for (int l = 0; l < 16; ++l) bsum += lanes[l];
-  for (int64_t j = vec; j < nb; ++j) {
-    const double e = std::exp(static_cast<double>(sc[j] - m));
-    bsum = static_cast<float>(static_cast<double>(bsum) + e);
-    sc[j] = static_cast<float>(e);
-  }
-  const float c = std::exp(*run_max - m);
-  *run_sum = bsum + c * *run_sum;
-  *run_max = m;
-  if (rescale)
-    for (int64_t d = 0; d < D; ++d) dst[d] = dst[d] * c;
+  softmax_block_end(lanes, sc, vec, nb, m, rescale, dst, D, run_max, run_sum);
 }
 
 // Its two matrix products run through the BLAS sgemm it was built with (MKL in the
