@@ -1,7 +1,8 @@
 // One helper thread for opportunistic parallel loops (see helper_thread.h).
 //
-// state_ = epoch << 32 | next unclaimed task. The caller publishes a loop (fn, ctx, n,
-// done = 0) and bumps the epoch; caller and helper claim tasks by compare-and-swap of
+// state_ = epoch << 32 | next unclaimed task (even epochs; odd while a loop is being
+// published). The caller retires the last loop, publishes one (fn, ctx, n, done = 0)
+// and sets the next even epoch; caller and helper claim tasks by compare-and-swap of
 // state_, so a claim fails once the epoch moved on, and a successful claim in epoch e
 // means the caller is still inside epoch e's loop (it returns only when done == n).
 #include "interpreter/xnnpack/helper_thread.h"
@@ -32,11 +33,16 @@ class Helper {
   bool started() const { return started_; }
 
   void run(void (*fn)(void*, size_t), void* ctx, size_t n) {
+    // Retire the last loop first (odd epoch: nothing can be claimed), then publish. Else a
+    // helper holding the last loop's state (epoch e, index n_old) could read the new n and
+    // claim "task n_old" of epoch e by CAS before the new epoch is stored: a task of the new
+    // loop run twice and counted as done (a flaky test under ASan found it).
+    const uint64_t epoch = (state_.load(std::memory_order_relaxed) >> 32) + 2;
+    state_.store((epoch - 1) << 32, std::memory_order_seq_cst);
     fn_.store(fn, std::memory_order_relaxed);
     ctx_.store(ctx, std::memory_order_relaxed);
-    n_.store(static_cast<uint32_t>(n), std::memory_order_relaxed);
     done_.store(0, std::memory_order_relaxed);
-    const uint64_t epoch = (state_.load(std::memory_order_relaxed) >> 32) + 1;
+    n_.store(static_cast<uint32_t>(n), std::memory_order_release);
     state_.store(epoch << 32, std::memory_order_release);
     {
       std::lock_guard<std::mutex> lk(mu_);
@@ -61,7 +67,7 @@ class Helper {
       const uint32_t i = static_cast<uint32_t>(s);
       auto fn = fn_.load(std::memory_order_relaxed);
       void* ctx = ctx_.load(std::memory_order_relaxed);
-      const uint32_t n = n_.load(std::memory_order_relaxed);
+      const uint32_t n = n_.load(std::memory_order_acquire);
       if (i >= n) return;
       if (!state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
       fn(ctx, i);
@@ -75,9 +81,11 @@ class Helper {
     for (;;) {
       // a short spin (~10 us: PAUSE is ~40-140 cycles) catches the next loop of a decode
       // step without a wake-up, without taking the core from others for long
-      for (int k = 0; k < 256 && (state_.load(std::memory_order_acquire) >> 32) == seen; ++k) _mm_pause();
+      // (odd epochs: a loop being published; posted_ only holds even ones)
+      auto idle = [&](uint64_t ep) { return ep == seen || (ep & 1) != 0; };
+      for (int k = 0; k < 256 && idle(state_.load(std::memory_order_acquire) >> 32); ++k) _mm_pause();
       uint64_t e = state_.load(std::memory_order_acquire) >> 32;
-      if (e == seen) {
+      if (idle(e)) {
         std::unique_lock<std::mutex> lk(mu_);
         cv_.wait(lk, [&] { return posted_ != seen; });
         e = posted_;
