@@ -15,8 +15,7 @@ bool resize_tensor(Tensor& t, const int64_t* sizes, int32_t dim) {
   if (dim < 0 || dim > kMaxDims) return false;
   int64_t numel = 1;
   for (int i = 0; i < dim; ++i) {
-    if (sizes[i] < 0) return false;
-    numel *= sizes[i];
+    if (sizes[i] < 0 || __builtin_mul_overflow(numel, sizes[i], &numel)) return false;
   }
   bool same = dim == t.dim;
   for (int i = 0; same && i < dim; ++i) same = sizes[i] == t.sizes[i];

@@ -147,7 +147,8 @@ struct Parser {
       v->dims.d[i] = dims->Get(static_cast<uint32_t>(i));
       numel *= static_cast<double>(v->dims.d[i]);
     }
-    if (numel > 4e12) return fail(what + " has " + num(static_cast<uint64_t>(numel)) + " elements");
+    if (numel > 4e12)  // (the count itself may not fit 64 bits: print it as a float)
+      return fail(what + " has " + std::to_string(numel) + " elements");
     if (v->is_external() && v->external_id >= g->num_externs)
       return fail(what + " has external id " + num(v->external_id) + " of " + num(g->num_externs));
     if (t->constant_buffer_idx() != 0) {
