@@ -21,7 +21,7 @@ Status decode_tensor_meta(const fb::Tensor* t, Tensor* out) {
     int32_t s = sizes->Get(i);
     if (s < 0) return Status::error("tensor has a negative size " + std::to_string(s));
     out->sizes[i] = s;
-    numel *= s;
+    numel *= s > 0 ? s : 1;  // (zero-size dims aside: the strides are products of the others)
     if (numel > (static_cast<__int128>(1) << 48)) return Status::error("tensor size is absurd (more than 2^48 elements)");
     int o = norder ? order->Get(i) : i;
     if (o >= dim || (seen & (1u << o))) return Status::error("tensor dim_order is not a permutation");

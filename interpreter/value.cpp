@@ -1,5 +1,7 @@
 #include "pte/value.h"
 
+#include <cstdint>
+
 namespace pte {
 
 void compute_strides(Tensor& t) {
@@ -7,7 +9,9 @@ void compute_strides(Tensor& t) {
   for (int k = t.dim - 1; k >= 0; --k) {
     int d = t.dim_order[k];
     t.strides[d] = stride;
-    stride *= t.sizes[d];
+    // (saturates: only a tensor with a zero-size dim can get here with a product past
+    // 2^63, and it is never indexed)
+    if (__builtin_mul_overflow(stride, t.sizes[d], &stride)) stride = INT64_MAX;
   }
 }
 
