@@ -26,6 +26,11 @@ PTE_BENCH = os.path.join(ROOT, "build", "bench", "pte-bench")
 PTE_RUN = os.path.join(ROOT, "build", "bin", "pte-run")
 ET_WORKER = os.path.join(ROOT, "bench", "et_worker.py")
 SMOL_DIR = os.environ.get("SMOLLM2_DIR", os.path.join(ROOT, "models", "smollm2"))
+
+
+def smol_shown(path):
+    """A SmolLM2 file as the results record it: relative to $SMOLLM2_DIR, never this machine's path."""
+    return "$SMOLLM2_DIR/" + os.path.relpath(path, SMOL_DIR)
 SMOL_VARIANTS = [
     ("portable", "smollm2_portable.pte"),
     ("portable_custom", "smollm2_portable_custom.pte"),
@@ -309,7 +314,7 @@ def main():
             key = f"smollm2/{variant}"
             log(key)
             pte = [PTE_BENCH, "llm", f] + common + thr + (["--profile"] if args.profile else [])
-            row = b.pair(key, {"group": "smollm2", "case": "SmolLM2-135M", "variant": variant, "file": f,
+            row = b.pair(key, {"group": "smollm2", "case": "SmolLM2-135M", "variant": variant, "file": smol_shown(f),
                                "weight_bytes": wb, "max_context": max_ctx},
                          pte, et_cmd("llm", f, common), 1 if slow else reps, 3600)
             if args.also_one_thread and not args.pte_threads:
