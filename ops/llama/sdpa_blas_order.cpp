@@ -1,4 +1,4 @@
-// The official runtime's BLAS orders for one query row (see sdpa_blas_order.h).
+// The official runtime's BLAS orders for one- and two-row query blocks (see sdpa_blas_order.h).
 // Scalar forms first, then AVX-512F forms that do the same operations lane-wise.
 #include "ops/llama/sdpa_blas_order.h"
 
