@@ -132,7 +132,7 @@ PTE_TGT const float* b_sliver_avx512f(const GemmF32& g, const float* B, int64_t 
 // The vector loops of the AVX-512F GEMV (gemv_tile in gemm_impl.h); K tails masked.
 struct Avx512Gemv {
   static constexpr int kDotRows = 8;
-  // With `ahead` != 0, also prefetches w[r] + ahead + k (the next rows to be read: the
+  // With `ahead` != 0, also prefetches w[r] + ahead + k (read soon: the
   // hardware prefetcher alone reached ~8 GB/s of one core's ~10 on 8 strided streams).
   template <int R>
   PTE_TGT static void dots(const float* a, const float* const* w, int64_t K, float* out, int64_t ahead) {
