@@ -144,6 +144,19 @@ void run_tile_index(void* ctx, size_t i) {
   const size_t m0 = (i / g.cols) * g.tm, n0 = (i % g.cols) * g.tn;
   run_tile(g.t, m0, n0, std::min(g.tm, g.M - m0), std::min(g.tn, g.N - n0));
 }
+struct Quarters {
+  Task* t;
+  int64_t quarter, chunk, tasks;  // groups per quarter, per task; tasks over the quarters
+};
+void run_quarters(void* ctx, size_t i) {
+  const Quarters& g = *static_cast<const Quarters*>(ctx);
+  const QGemm& q = *g.t->q;
+  const int64_t k = static_cast<int64_t>(i);
+  if (k == g.tasks)
+    return run_tile(g.t, 0, static_cast<size_t>(64 * g.quarter), static_cast<size_t>(q.M),
+                    static_cast<size_t>(q.N - 64 * g.quarter));
+  qgemm_qd8_avx512_u4_quarters(q, g.t->xp, 0, q.M, k * g.chunk, std::min(g.quarter, (k + 1) * g.chunk), g.quarter);
+}
 }  // namespace
 
 void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, bool helper) {
@@ -178,6 +191,19 @@ void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, bool 
     tn = std::max<size_t>(64, (N / (6 * threads) + 63) / 64 * 64);
   else if (M <= 8)
     tn = std::max<size_t>(16, (N / (4 * threads) + 15) / 16 * 16);
+  if (M < 4 && q.wkind == QWeights::U4 && isa == QIsa::Avx512 && q.N >= 128 && q.block <= 32768) {
+    // decode: each task takes the same run of groups in each quarter of the columns (four
+    // long streams at once; SmolLM2 8da4w decode ~5% faster than 64-column tiles); the
+    // columns past the quarters (< 64) are one more task
+    const int64_t quarter = q.N / 64, chunk = std::max<int64_t>(1, (quarter + 6 * threads - 1) / (6 * threads));
+    Quarters g{&t, quarter, chunk, (quarter + chunk - 1) / chunk};
+    const size_t tasks = static_cast<size_t>(g.tasks) + (4 * quarter * 16 < q.N ? 1 : 0);
+    if (helper)
+      helper_parallel_for(run_quarters, &g, tasks);
+    else
+      pthreadpool_parallelize_1d(pool, run_quarters, &g, tasks, 0);
+    return;
+  }
   if (helper) {
     Tiles g{&t, M, N, tm, tn, (N + tn - 1) / tn};
     helper_parallel_for(run_tile_index, &g, ((M + tm - 1) / tm) * g.cols);

@@ -144,6 +144,10 @@ const int32_t* qd8_prepared_xcorr(const QGemm& q, const uint8_t* xp);
 bool cpu_has_avx512_vnni();
 void qgemm_qd8_avx2(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 void qgemm_qd8_avx512(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
+// Packed U4, rows [m0, m1) (< 4 of them), 16-column groups g and g + gstep, g + 2 gstep,
+// g + 3 gstep for g in [g0, g1); needs 4 gstep <= N / 16 (decode reads four streams at once).
+void qgemm_qd8_avx512_u4_quarters(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t g0, int64_t g1,
+                                  int64_t gstep);
 // AMX-INT8 (qgemm_qd8_amx.cpp): blockwise packed 4-bit, block 32 or 64, rows in 16s (the
 // rest on the AVX-512 kernel); reads the AVX-512 preparation (Amx prepares as Avx512).
 bool cpu_has_amx_int8();  // with the OS's permission for the tile state (requested once)

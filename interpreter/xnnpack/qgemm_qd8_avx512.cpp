@@ -87,21 +87,22 @@ inline __m512i dpbusd(__m512i acc, __m512i u8, __m512i s8) {
 // a fill buffer for the whole memory latency, ~16 of them per core: the far one to L2 keeps
 // more lines in flight; measured ~10% over one T0 prefetch 1 KiB ahead on decode).
 constexpr int64_t kPrefetchL1 = 512, kPrefetchL2 = 2048;
+// Groups g0 + j gstep for j < G (columns 16 g .. 16 g + 15 of each, those below n1).
 template <int R, int G, bool chan>  // chan: per channel (q.ksum null)
-void tile_u4(const QGemm& q, const uint8_t* xp, int64_t m, int64_t g0, int64_t n1) {
+void tile_u4(const QGemm& q, const uint8_t* xp, int64_t m, int64_t g0, int64_t n1, int64_t gstep = 1) {
   constexpr int A = R <= 2 ? 2 : 1;
   const int64_t K = q.K, nb = K / q.block, spb = q.block / 8, bb = qd8_u4_block_bytes(q.block, q.wp_bf16);
-  const int64_t gs = nb * bb;  // bytes per group
-  const uint8_t* wb = q.wp + g0 * gs;  // block b of group g0 + j: wb + j gs (+ b bb)
+  const int64_t gs = nb * bb * gstep;  // bytes from one group of the tile to the next
+  const uint8_t* wb = q.wp + g0 * nb * bb;  // block b of group g0 + j gstep: wb + j gs (+ b bb)
   const __m512i c88 = _mm512_set1_epi8(static_cast<char>(0x88)), cf0 = _mm512_set1_epi8(static_cast<char>(0xF0));
   const __m512i ones = _mm512_set1_epi8(1);
   __mmask16 keep[G];
   __m512 vacc[R][G];
 #pragma GCC unroll 4
   for (int j = 0; j < G; ++j) {
-    const int64_t nv = n1 - (g0 + j) * 16;
+    const int64_t nv = n1 - (g0 + j * gstep) * 16;
     keep[j] = static_cast<__mmask16>(nv >= 16 ? 0xFFFF : (1u << nv) - 1);
-    const __m512 ks = q.ksum ? _mm512_maskz_loadu_ps(keep[j], q.ksum + (g0 + j) * 16) : _mm512_setzero_ps();
+    const __m512 ks = q.ksum ? _mm512_maskz_loadu_ps(keep[j], q.ksum + (g0 + j * gstep) * 16) : _mm512_setzero_ps();
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) vacc[r][j] = q.ksum ? qd8_acc_init<Qd8Ops512>(ks, q.x_zp[m + r]) : _mm512_setzero_ps();
   }
@@ -151,7 +152,7 @@ void tile_u4(const QGemm& q, const uint8_t* xp, int64_t m, int64_t g0, int64_t n
           vacc[r][j] = qd8_block_step<Qd8Ops512>(vacc[r][j], _mm512_srai_epi32(d, 4), sc);
         } else {  // per channel (one block): the output itself
           d = _mm512_sub_epi32(d, _mm512_mullo_epi32(_mm512_set1_epi32(128 + q.x_zp[m + r]), vs[j]));
-          const __m512 bias = q.bias ? _mm512_maskz_loadu_ps(keep[j], q.bias + (g0 + j) * 16) : _mm512_setzero_ps();
+          const __m512 bias = q.bias ? _mm512_maskz_loadu_ps(keep[j], q.bias + (g0 + j * gstep) * 16) : _mm512_setzero_ps();
           vacc[r][j] = qd8_output_channel<Qd8Ops512>(_mm512_srai_epi32(d, 4), _mm512_set1_ps(q.x_scale[m + r]), sc, bias);
         }
       }
@@ -159,7 +160,7 @@ void tile_u4(const QGemm& q, const uint8_t* xp, int64_t m, int64_t g0, int64_t n
   }
 #pragma GCC unroll 4
   for (int j = 0; j < G; ++j) {
-    const int64_t n = (g0 + j) * 16;
+    const int64_t n = (g0 + j * gstep) * 16;
     const __m512 bias = q.bias ? _mm512_maskz_loadu_ps(keep[j], q.bias + n) : _mm512_setzero_ps();
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r)
@@ -349,6 +350,17 @@ void qd8_prepare_x_avx512(const QGemm& q, uint8_t* xp) {
     const __mmask64 k = _bzhi_u64(~0ull, static_cast<unsigned>(n - i));
     _mm512_mask_storeu_epi8(xp + i, k, _mm512_xor_si512(_mm512_shuffle_epi8(_mm512_maskz_loadu_epi8(k, x + i), perm), flip));
   }
+}
+
+// Decode (M < 4) of a packed U4 filter over 4 far-apart column ranges at once: groups
+// [g0, g1) + s gstep for s < 4, columns 16 g .. 16 g + 15 (all below N: 4 gstep <= N / 16,
+// the caller's to check). Four long sequential streams through the filter instead of four
+// adjacent groups (a second core's reads then also add more bandwidth, like the f32 GEMV).
+void qgemm_qd8_avx512_u4_quarters(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t g0, int64_t g1,
+                                  int64_t gstep) {
+  for (int64_t m = m0; m < m1; ++m)
+    for (int64_t g = g0; g < g1; ++g)
+      q.ksum ? tile_u4<1, 4, false>(q, xp, m, g, q.N, gstep) : tile_u4<1, 4, true>(q, xp, m, g, q.N, gstep);
 }
 
 // Needs qd8_simd_supported(q) and qd8_prepare_x_avx512. U4: columns [n0, n1) (a first partial group of 16 on the

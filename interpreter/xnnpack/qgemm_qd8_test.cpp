@@ -298,6 +298,18 @@ TEST_CASE("qgemm_qd8: threads, unsupported shapes and no scratch give the refere
     CHECK(same_bits(c.run(pool), ref));
     CHECK(same_bits(c.run(pool, /*with_scratch=*/false), ref));  // no scratch: the scalar kernel
   }
+  // decode (1 to 3 rows) in threads: each task takes groups from the four quarters of the
+  // columns, the columns past them (a partial group too) are one more task
+  struct Dec { int64_t M, N, K, block; };
+  for (const Dec& d : {Dec{1, 600, 576, 32}, Dec{2, 1000, 576, 576}, Dec{3, 130, 2048, 64}, Dec{1, 4160, 64, 32}}) {
+    Case c(d.M, d.N, d.K, d.block, QWeights::U4);
+    c.make(static_cast<uint32_t>(d.N + d.M));
+    const auto ref = c.scalar();
+    CAPTURE(d.M);
+    CAPTURE(d.N);
+    CHECK(same_bits(c.run(pool), ref));
+    CHECK(same_bits(c.run(nullptr, true, QIsa::Auto, /*helper=*/true), ref));
+  }
   {  // K = 36 with one block: not a multiple of 8, so the reference runs
     Case c(3, 20, 36, 36, QWeights::U4);
     c.make(4);
