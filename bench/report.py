@@ -119,15 +119,27 @@ def write(res, outdir):
               f"L2 {mach.get('L2 cache', '?')}, L3 {mach.get('L3 cache', '?')}; hypervisor {mach.get('Hypervisor vendor', 'none')})")
     md.append(f"- ISA flags: {mach.get('isa')}")
     md.append(f"- Memory: {mach.get('mem_total_gb', '?')} GB; {mach.get('platform')}")
-    bw = None
-    if res.get("stream") and res["stream"].get("copy_gbs"):
-        s = res["stream"]["copy_gbs"]
-        bw = s["median"]
-        md.append(f"- Memory bandwidth (STREAM-style copy, 2 x 256 MiB, read + write bytes, 1 thread): "
-                  f"**{bw:.1f} GB/s** median ({s['p25']:.1f}-{s['p75']:.1f}); scale: "
-                  f"{res['stream']['scale_gbs']['median']:.1f} GB/s")
-    if res.get("stream") and (res["stream"].get("read_gbs") or {}).get("median"):
-        md.append(f"- Read-only bandwidth (AVX2 sum over 256 MiB, 1 thread): {res['stream']['read_gbs']['median']:.1f} GB/s")
+    bw = None  # the copy bandwidth (the STREAM-style limit)
+    rd_all = None  # the fastest all-core read measured in this run (the stricter limit)
+
+    def med(st, k):
+        return ((st or {}).get(k) or {}).get("median")
+
+    for key, when in (("stream", "at the start"), ("stream_end", "after the SmolLM2 cases")):
+        st = res.get(key)
+        if not st or not med(st, "copy_gbs"):
+            continue
+        c = st["copy_gbs"]
+        if bw is None:
+            bw = c["median"]
+        line = (f"- Memory bandwidth {when}: STREAM-style copy (2 x 256 MiB, read + write bytes, 1 thread) "
+                f"**{c['median']:.1f} GB/s** median ({c['p25']:.1f}-{c['p75']:.1f}), scale {med(st, 'scale_gbs'):.1f}; "
+                f"read-only sum, 1 thread {med(st, 'read_gbs'):.1f}")
+        if med(st, "read_mt8_gbs"):
+            line += (f"; read-only on all {st.get('threads', '?')} cores: {med(st, 'read_mt1_gbs'):.1f} GB/s with one stream "
+                     f"per thread, **{med(st, 'read_mt8_gbs'):.1f} GB/s** with eight")
+            rd_all = max(rd_all or 0.0, med(st, "read_mt8_gbs"))
+        md.append(line)
     la0, la1 = res.get("loadavg_start"), res.get("loadavg_end")
     if la0:
         md.append(f"- Load average (1/5/15 min) at start {la0[0]:.1f}/{la0[1]:.1f}/{la0[2]:.1f}"
@@ -224,19 +236,21 @@ def write(res, outdir):
                 rr = pte["peak RSS MiB"].med / et["peak RSS MiB"].med
                 rr2 = pte["peak RSS MiB"].med / max(et["peak RSS over interpreter MiB"].med, 1e-9)
                 md.append(f"| {v} | peak RSS <= 1.0x | {rr:.2f}x of the ExecuTorch process; {rr2:.2f}x of its RSS above the Python+torch baseline | {'yes' if rr <= 1.0 else 'no'}{'' if rr2 <= 1.0 else ' (no over baseline)'} |")
-            if pte and bw and "fp32" in v or (pte and bw and v.startswith("portable")):
+            if pte and bw and ("fp32" in v or v.startswith("portable")):
                 wb = row.get("weight_bytes", 0)
+                db = row.get("decode_bytes") or wb  # weights read per token: embedding tables give one row
                 p0 = pte["_positions"][0] if pte["_positions"] else None
                 cands = [("", pte)] + ([(" (1 thread)", m["pte_t1"])] if m.get("pte_t1") else [])
                 for label, src in cands:
-                  if p0 is not None and wb and src.get(f"decode tokens/s @{p0}") and src[f"decode tokens/s @{p0}"].ok:
+                  if p0 is not None and db and src.get(f"decode tokens/s @{p0}") and src[f"decode tokens/s @{p0}"].ok:
                     tps = src[f"decode tokens/s @{p0}"].med
-                    limit = bw * 1e9 / wb
-                    frac = tps / limit
-                    rd = ((res.get("stream") or {}).get("read_gbs") or {}).get("median")
-                    extra = f"; vs read-only {rd:.1f} GB/s: {100 * tps * wb / (rd * 1e9):.0f}%" if rd else ""
-                    md.append(f"| {v} | decode @{p0}{label} >= 70% of bandwidth limit | {tps:.2f} tok/s vs limit {limit:.2f} tok/s "
-                              f"({wb / 1e6:.0f} MB weights / {bw:.1f} GB/s copy) = {100 * frac:.0f}%{extra} | {'yes' if frac >= 0.7 else 'no'} |")
+                    gbs = tps * db / 1e9
+                    frac = gbs / bw
+                    strict = f"; vs the all-core read ({rd_all:.1f} GB/s): {100 * gbs / rd_all:.0f}%" if rd_all else ""
+                    met = frac >= 0.7 and (not rd_all or gbs / rd_all >= 0.7)
+                    md.append(f"| {v} | decode @{p0}{label} >= 70% of bandwidth limit | {tps:.2f} tok/s x {db / 1e6:.0f} MB read "
+                              f"per token (of {wb / 1e6:.0f} MB weights) = {gbs:.1f} GB/s: {100 * frac:.0f}% of the copy "
+                              f"({bw:.1f} GB/s){strict} | {'yes' if met else 'no'} |")
         md.append("")
         prof_rows = [(row, m["pte"]) for row, m in targets if m["pte"] and m["pte"].get("_profile")]
         for row, pm in prof_rows:

@@ -58,6 +58,9 @@ def pct(xs, q):
     return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
 
 
+STREAM_KEYS = ("copy_gbs", "scale_gbs", "read_gbs", "read_mt1_gbs", "read_mt8_gbs")
+
+
 def summary(xs):
     if not xs:
         return None
@@ -214,6 +217,51 @@ def program_info(model):
         return os.path.getsize(model), 0
 
 
+ELEM_BYTES = {0: 1, 1: 1, 2: 2, 3: 4, 4: 8, 5: 2, 6: 4, 7: 8, 11: 1, 15: 2}  # ExecuTorch ScalarType -> bytes
+
+
+def gathered_bytes(model):
+    """(bytes of constant tensors that only embedding lookups read, bytes they read per token)
+    from the program itself (ExecuTorch's deserializer): a decode step reads one row of
+    those tables, not the table. (0, 0) when the program cannot be read here."""
+    try:
+        from executorch.exir._serialize._program import deserialize_pte_binary
+
+        with open(model, "rb") as f:
+            p = deserialize_pte_binary(f.read())
+        prog = getattr(p, "program", p)
+        table, per_token = 0, 0
+        for plan in prog.execution_plan:
+            vals = plan.values
+            readers = {}  # value index -> set of op names (a delegate counts as "delegate")
+            for chain in plan.chains:
+                for ins in chain.instructions:
+                    a = ins.instr_args
+                    kind = type(a).__name__
+                    if kind == "KernelCall":
+                        name = plan.operators[a.op_index].name
+                        for v in a.args:
+                            readers.setdefault(v, set()).add(name)
+                    elif kind == "DelegateCall":
+                        for v in a.args:
+                            readers.setdefault(v, set()).add("delegate")
+            for v, ops in readers.items():
+                t = vals[v].val
+                if type(t).__name__ != "Tensor" or t.data_buffer_idx == 0 or not t.sizes:
+                    continue
+                if not all("embedding" in op for op in ops):
+                    continue
+                n = ELEM_BYTES.get(int(t.scalar_type), 4)
+                for d in t.sizes:
+                    n *= d
+                table += n
+                per_token += n // max(1, t.sizes[0])
+        return table, per_token
+    except Exception as e:  # the report then counts every weight byte
+        log(f"embedding tables of {model}: {e}")
+        return 0, 0
+
+
 def et_tokenizer(path):
     """ExecuTorch's HF tokenizer (pytorch_tokenizers) rejects an empty normalizer
     Sequence, which the GGUF conversion writes; an empty Sequence is the identity, so
@@ -257,10 +305,15 @@ def main():
     thr = ["--threads", str(args.pte_threads)] if args.pte_threads else []
     log(json.dumps(out["machine"]))
 
-    if "stream" in only:
+    def stream():
         r = run_json([PTE_BENCH, "stream", "--mb", "256", "--reps", "5" if args.quick else "10"], 600)
-        out["stream"] = {k: summary(r.get(k, [])) for k in ("copy_gbs", "scale_gbs", "read_gbs")}
-        log("stream", out["stream"])
+        res = {k: summary(r.get(k, [])) for k in STREAM_KEYS}
+        res["threads"] = r.get("threads")
+        log("stream", res)
+        return res
+
+    if "stream" in only:
+        out["stream"] = stream()
 
     if "ops" in only:
         ops_dir = os.path.join(RAW, "ops")
@@ -303,6 +356,7 @@ def main():
                 continue
             slow = variant.startswith("portable")  # ExecuTorch's portable kernels are naive loops
             wb, max_ctx = program_info(f)
+            table, row = gathered_bytes(f)
             steps = 2 if slow else 8
             want_pos = [int(x) for x in (args.positions or ("8,128" if slow else "8,64,128,192,240,500,1000")).split(",")]
             pos_l = [p for p in want_pos if not max_ctx or p + steps < max_ctx]
@@ -315,7 +369,7 @@ def main():
             log(key)
             pte = [PTE_BENCH, "llm", f] + common + thr + (["--profile"] if args.profile else [])
             row = b.pair(key, {"group": "smollm2", "case": "SmolLM2-135M", "variant": variant, "file": smol_shown(f),
-                               "weight_bytes": wb, "max_context": max_ctx},
+                               "weight_bytes": wb, "decode_bytes": wb - table + row, "max_context": max_ctx},
                          pte, et_cmd("llm", f, common), 1 if slow else reps, 3600)
             if args.also_one_thread and not args.pte_threads:
                 pte1 = [PTE_BENCH, "llm", f] + common + ["--threads", "1"]
@@ -334,6 +388,8 @@ def main():
                     b.pair(key, {"group": "generate", "case": f"SmolLM2-135M generate ({label} prompt)", "variant": variant},
                            [PTE_BENCH, "generate", f] + g + thr, et_serve("generate", f, g_et), 1 if (slow or args.quick) else 2, 3600)
     SERVER.close()
+    if "stream" in only and "smollm2" in only:  # the host's bandwidth moves: measured again after the models
+        out["stream_end"] = stream()
     out["rows"] = b.rows
     prev_path = os.path.join(RESULTS, "results.json")
     if args.merge and os.path.exists(prev_path):
@@ -344,6 +400,8 @@ def main():
         out["rows"] = rows
         if "stream" not in out and "stream" in prev:
             out["stream"] = prev["stream"]
+            if "stream_end" in prev:
+                out["stream_end"] = prev["stream_end"]
         out["merged_from"] = prev.get("started")
     out["finished"] = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
     out["loadavg_end"] = os.getloadavg()
