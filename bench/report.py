@@ -69,6 +69,8 @@ def metrics(row):
             out[who] = None
             continue
         m["load ms"] = Stat([r["load_ms"] for r in runs])
+        if all("load_cold_ms" in r for r in runs):
+            m["load ms, first in the process"] = Stat([r["load_cold_ms"] for r in runs])
         if not any(r.get("in_server") for r in runs):
             m["peak RSS MiB"] = Stat([r["peak_rss_kb"] / 1024 for r in runs])
         if who == "et" and "peak RSS MiB" in m:

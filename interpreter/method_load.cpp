@@ -472,6 +472,20 @@ struct MethodImpl::Load {
     }
   }
 
+  // A small method runs on the calling thread unless threads were asked for: with every
+  // tensor under 16K elements and at most 1 MiB of weights and delegate data in the file, no
+  // kernel reaches its threading threshold (the GEMM's: 2e6 multiply-adds), and creating a
+  // pool costs 2-4 ms on the 2-core VM (a tiny program's load was 0.5-8 ms, mostly that).
+  bool small_method() const {
+    const ProgramInfo& pi = program.info();
+    uint64_t data = pi.constant_bytes + pi.named_data_bytes + pi.external_bytes;
+    for (const SegmentInfo& sg : pi.segments) data += sg.size;
+    if (data > (1u << 20)) return false;
+    for (const EValue& e : m.values_)
+      if (e.tag == Tag::Tensor && e.t && e.t->numel() >= 16384) return false;
+    return true;
+  }
+
   Status create_backends() {
     const auto* dels = plan->delegates();
     uint32_t ndel = dels ? dels->size() : 0;
@@ -851,7 +865,7 @@ Status MethodImpl::load(const LoadedProgram& program, int plan_index, const Prog
   if (options.last_row_of_output_only) L.last_row_logits();
 
   // Threads and scratch before the backends, which may keep the pool.
-  int threads = options.num_threads > 0 ? options.num_threads : physical_cores();
+  int threads = options.num_threads > 0 ? options.num_threads : L.small_method() ? 1 : physical_cores();
   if (threads > 1 && !m.instrs_.empty()) {
     m.threadpool_ = pthreadpool_create(static_cast<size_t>(threads));
     if (!m.threadpool_) return L.fail("cannot create a thread pool of " + num(threads) + " threads");

@@ -1,4 +1,5 @@
-// pte-run XNNPACK delegate: NHWC convolutions (filters packed to OIHW at load, run on
+// pte-run XNNPACK delegate: NHWC convolutions (filters OHWI as XNNPACK stores them; transposed
+// ones packed at load), run on
 // ops/linalg's convolution engine through element strides) and NHWC pooling.
 #include <algorithm>
 #include <cmath>
@@ -42,17 +43,13 @@ Status prepare_conv(const Graph& g, const Node& n, Prepared* p) {
               p->w[static_cast<size_t>((((gr * IC + i) * OCG + o) * KH + h) * KW + ww)] =
                   f[(((gr * OCG + o) * KH + h) * KW + ww) * IC + i];
   } else if (n.op == Op::Conv2d) {
-    // XNNPACK filter [OC, KH, KW, IC/g] -> OIHW
+    // XNNPACK filter [OC, KH, KW, IC/g], kept: with NHWC input each (kh, kw) of a column
+    // row is then one contiguous run of input channels (im2col copies runs)
     const int64_t IC = c.gic;
     if (w.dims.d[0] != OC || w.dims.d[1] != KH || w.dims.d[2] != KW || w.dims.d[3] != IC)
       return fail("filter dims do not match the kernel size and channels");
     if (!p) return Status::ok();  // checks only
-    p->w.resize(static_cast<size_t>(OC * IC * KH * KW));
-    for (int64_t o = 0; o < OC; ++o)
-      for (int64_t h = 0; h < KH; ++h)
-        for (int64_t ww = 0; ww < KW; ++ww)
-          for (int64_t i = 0; i < IC; ++i)
-            p->w[static_cast<size_t>(((o * IC + i) * KH + h) * KW + ww)] = f[((o * KH + h) * KW + ww) * IC + i];
+    p->w.assign(f, f + OC * KH * KW * IC);
   } else {
     // depthwise: filter [1, KH, KW, OC] -> [OC, 1, KH, KW]
     if (c.gic != 1) return fail("depthwise convolution with " + std::to_string(c.gic) + " input channels per group");
@@ -112,8 +109,13 @@ bool run_conv(State& s, const Node& n) {
   g.in[1] = H, g.in[2] = W, g.out[1] = OH, g.out[2] = OW, g.k[1] = c.kh, g.k[2] = c.kw;
   g.stride[1] = c.sh, g.stride[2] = c.sw, g.pad[1] = c.pad_top, g.pad[2] = c.pad_left, g.dil[1] = c.dh, g.dil[2] = c.dw;
   g.xs[0] = H * W * C, g.xs[1] = 1, g.xs[2] = 0, g.xs[3] = W * C, g.xs[4] = C;
-  g.ws[0] = static_cast<int64_t>(transposed ? c.goc : c.gic) * c.kh * c.kw, g.ws[1] = static_cast<int64_t>(c.kh) * c.kw;
-  g.ws[2] = 0, g.ws[3] = c.kw, g.ws[4] = 1;
+  if (transposed) {  // [Cin, goc, KH, KW]
+    g.ws[0] = static_cast<int64_t>(c.goc) * c.kh * c.kw, g.ws[1] = static_cast<int64_t>(c.kh) * c.kw;
+    g.ws[2] = 0, g.ws[3] = c.kw, g.ws[4] = 1;
+  } else {  // [OC, KH, KW, gic] (depthwise: gic = 1)
+    g.ws[0] = static_cast<int64_t>(c.gic) * c.kh * c.kw, g.ws[1] = 1;
+    g.ws[2] = 0, g.ws[3] = static_cast<int64_t>(c.kw) * c.gic, g.ws[4] = c.gic;
+  }
   g.ys[0] = OH * OW * OC, g.ys[1] = 1, g.ys[2] = 0, g.ys[3] = OW * OC, g.ys[4] = OC;
   g.bias_stride = 1;
   g.weight_rows_dense = true;

@@ -9,6 +9,7 @@
 // Transposed, per (n, group): col[(oc,k), i] = W[ic, (oc,k)]^T @ X[ic, i], then
 // col2im adds each column into the output positions it reaches.
 #include <algorithm>
+#include <cstring>
 
 #include "ops/linalg/conv.h"
 #include "ops/linalg/gemm.h"
@@ -79,9 +80,9 @@ void im2col_rows(const ConvGeom& g, const float* xg, int64_t p0, int64_t np, flo
 // colT[q * Kc + r]: one row of Kc values per output position (channels-last friendly).
 void im2col_cols(const ConvGeom& g, const float* xg, int64_t p0, int64_t np, int64_t Kc, float* col) {
   const int64_t o12 = g.out[1] * g.out[2];
+  const bool runs = g.ws[1] == 1 && g.xs[1] == 1;
+  int64_t od = p0 / o12, oh = (p0 % o12) / g.out[2], ow = p0 % g.out[2];
   for (int64_t q = 0; q < np; ++q) {
-    const int64_t p = p0 + q;
-    const int64_t od = p / o12, oh = (p % o12) / g.out[2], ow = p % g.out[2];
     float* row = col + q * Kc;
     for (int64_t kd = 0; kd < g.k[0]; ++kd) {
       const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dil[0];
@@ -90,14 +91,26 @@ void im2col_cols(const ConvGeom& g, const float* xg, int64_t p0, int64_t np, int
         for (int64_t kw = 0; kw < g.k[2]; ++kw) {
           const int64_t iw = ow * g.stride[2] - g.pad[2] + kw * g.dil[2];
           float* dst = row + kd * g.ws[2] + kh * g.ws[3] + kw * g.ws[4];
-          if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1] || iw < 0 || iw >= g.in[2]) {
+          const bool outside = id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1] || iw < 0 || iw >= g.in[2];
+          const float* src = outside ? nullptr : xg + id * g.xs[2] + ih * g.xs[3] + iw * g.xs[4];
+          if (runs && g.icg >= 16) {  // channels contiguous in both (NHWC input, OHWI weights)
+            if (outside)
+              std::memset(dst, 0, static_cast<size_t>(g.icg) * sizeof(float));
+            else
+              std::memcpy(dst, src, static_cast<size_t>(g.icg) * sizeof(float));
+          } else if (runs) {
+            for (int64_t ic = 0; ic < g.icg; ++ic) dst[ic] = outside ? 0.0f : src[ic];
+          } else if (outside) {
             for (int64_t ic = 0; ic < g.icg; ++ic) dst[ic * g.ws[1]] = 0.0f;
           } else {
-            const float* src = xg + id * g.xs[2] + ih * g.xs[3] + iw * g.xs[4];
             for (int64_t ic = 0; ic < g.icg; ++ic) dst[ic * g.ws[1]] = src[ic * g.xs[1]];
           }
         }
       }
+    }
+    if (++ow == g.out[2]) {
+      ow = 0;
+      if (++oh == g.out[1]) oh = 0, ++od;
     }
   }
 }
