@@ -65,6 +65,7 @@ class MethodImpl final : public Method {
   size_t num_outputs() const override { return outputs_.size(); }
   const EValue& output(size_t index) const override;
   size_t arena_bytes() const override { return arena_bytes_; }
+  size_t copies_as_views() const override { return copies_as_views_; }
   void set_profiling(bool on) override;
   std::vector<OpTiming> profile() const override;
   void set_observer(InstructionObserver fn, void* user) override { observer_ = fn, observer_user_ = user; }
@@ -107,6 +108,7 @@ class MethodImpl final : public Method {
 
   std::vector<planner::Arena> arenas_;
   size_t arena_bytes_ = 0;
+  size_t copies_as_views_ = 0;  // copy instructions run as views (MethodOptions::copies_as_views)
   bool replanned_ = false;
   planner::Arena scratch_;
   pthreadpool* threadpool_ = nullptr;

@@ -12,6 +12,7 @@
 #include "interpreter/method.h"
 #include "interpreter/tensor_meta.h"
 #include "ops/linalg/matmul.h"
+#include "ops/prim/copy_view.h"
 
 namespace pte {
 
@@ -739,6 +740,215 @@ struct MethodImpl::Load {
     }
   }
 
+  // Copies that only re-label bytes become views: unsqueeze_copy, clone, alias_copy and an
+  // expand_copy to the input's own static sizes write the input's bytes in the same order.
+  // Two ways to drop the copy, each checked against the memory plan as it stands:
+  //  - out takes src's memory (as et_view's output does) if nothing writes that memory
+  //    while out, or a view of it, is still read;
+  //  - else src's producer writes straight into out's memory if src is read by the copy
+  //    alone and nothing touches out's memory between the producer and the copy.
+  // Values the exporter planned inside out's memory with no instruction writing them
+  // (static view_copy folded into the plan) read the same bytes: they move with out.
+  // The portable Llama export runs six such copies per layer over the KV cache at every
+  // step (unsqueeze and clone of each cache, identity expands before both bmm).
+  void fold_copy_views() {
+    const size_t nv = m.values_.size(), ni = m.instrs_.size();
+    for (size_t i = 0; i < ni; ++i)
+      if (m.instrs_[i].kind == Instr::JumpFalse && static_cast<size_t>(m.instrs_[i].b) <= i) return;  // loops
+    const bool debug = std::getenv("PTE_DEBUG_COPY_VIEWS") != nullptr;  // one line per copy on stderr
+    auto vid = [&](const EValue* e) { return static_cast<size_t>(e - m.values_.data()); };
+    std::vector<uint8_t> pinned(nv, 0);  // in a tensor list, moved, an input or output: keep as is
+    for (const EValue& e : m.values_)
+      if (e.tag == Tag::TensorList || e.tag == Tag::OptionalTensorList)
+        for (size_t j = 0; j < e.tlist.size; ++j)
+          if (e.tlist.items[j]) pinned[vid(e.tlist.items[j])] = 1;
+    for (size_t v = 0; v < nv; ++v) pinned[v] |= is_input[v] | is_output[v];
+    std::vector<int32_t> writer(nv, -1);  // the one kernel writing a value (-2: several)
+    for (size_t i = 0; i < ni; ++i) {
+      const Instr& in = m.instrs_[i];
+      if (in.kind == Instr::Move) pinned[in.a] = pinned[in.b] = 1;
+      if (in.kind != Instr::Kernel || in.nargs == 0) continue;
+      const size_t v = vid(m.args_[in.arg_begin + in.nargs - 1]);
+      writer[v] = writer[v] == -1 ? static_cast<int32_t>(i) : -2;
+    }
+    std::vector<uint8_t> repoints(ni, 0);  // et_view and the folds: they move no bytes
+    for (size_t i = 0; i < ni; ++i)
+      repoints[i] = m.instrs_[i].kind == Instr::Kernel && m.op_names_[m.instrs_[i].index] == "executorch_prim::et_view.default";
+    auto constant = [&](size_t v) { return slot_of[v] >= 0 && slots[slot_of[v]].constant; };
+    using Range = std::pair<const char*, const char*>;
+    auto range_of = [](const Tensor& t) {
+      return Range(static_cast<const char*>(t.data), static_cast<const char*>(t.data) + t.capacity);
+    };
+    auto overlaps = [&](const EValue* e, Range r) {
+      if (!e || e->tag != Tag::Tensor || e->t->capacity == 0 || !e->t->data) return false;
+      const Range q = range_of(*e->t);
+      return q.first < r.second && q.second > r.first;
+    };
+    // Tensors of instruction j that touch memory r: written (the return slot; every
+    // argument of a delegate) or, with reads, any argument. An unplanned one (no memory
+    // yet: an input or a view) counts as touching it.
+    auto touches = [&](size_t j, Range r, bool reads, size_t skip) {
+      const Instr& q = m.instrs_[j];
+      if (q.kind == Instr::Move) return overlaps(&m.values_[q.b], r) || (reads && overlaps(&m.values_[q.a], r));
+      if (q.kind != Instr::Kernel && q.kind != Instr::Delegate) return false;
+      if (q.kind == Instr::Kernel && repoints[j] && !reads) return false;
+      EValue** b = m.args_.data() + q.arg_begin;
+      const uint32_t first = q.kind == Instr::Kernel && !reads && q.nargs > 0 ? q.nargs - 1 : 0;
+      for (uint32_t k = first; k < q.nargs; ++k) {
+        const EValue* e = b[k];
+        auto hit = [&](const EValue* t) {
+          if (!t || t->tag != Tag::Tensor || vid(t) == skip || t->t->nbytes() == 0) return false;
+          return !t->t->data || overlaps(t, r);
+        };
+        if (e->tag == Tag::TensorList || e->tag == Tag::OptionalTensorList) {
+          for (size_t t = 0; t < e->tlist.size; ++t)
+            if (hit(e->tlist.items[t])) return true;
+        } else if (hit(e)) {
+          return true;
+        }
+      }
+      return false;
+    };
+    // which instructions read each value (in order)
+    std::vector<std::vector<int32_t>> readers(nv);
+    for (size_t j = 0; j < ni; ++j) {
+      const Instr& q = m.instrs_[j];
+      auto mark = [&](const EValue* e) {
+        if (!e) return;
+        if (e->tag == Tag::TensorList || e->tag == Tag::OptionalTensorList) {
+          for (size_t t = 0; t < e->tlist.size; ++t)
+            if (e->tlist.items[t]) readers[vid(e->tlist.items[t])].push_back(static_cast<int32_t>(j));
+        } else {
+          readers[vid(e)].push_back(static_cast<int32_t>(j));
+        }
+      };
+      if (q.kind == Instr::Move || q.kind == Instr::JumpFalse) mark(&m.values_[q.a]);
+      if (q.kind != Instr::Kernel && q.kind != Instr::Delegate) continue;
+      const uint32_t nin = q.kind == Instr::Kernel && q.nargs > 0 ? q.nargs - 1 : q.nargs;
+      for (uint32_t k = 0; k < nin; ++k)  // (a kernel's out argument is its return slot: written)
+        if (q.kind != Instr::Kernel || m.args_[q.arg_begin + k] != m.args_[q.arg_begin + q.nargs - 1]) mark(m.args_[q.arg_begin + k]);
+    }
+    // Values planned inside r (the memory `self` gets at instruction `from`) that no
+    // instruction writes and that are read before the next write into r: views of self.
+    // False if such a view is not wholly inside r or is also read after that write.
+    auto planned_views = [&](size_t self, Range r, size_t from, std::vector<size_t>* views) {
+      size_t until = ni;
+      for (size_t j = from + 1; j < ni && until == ni; ++j)
+        if (touches(j, r, false, SIZE_MAX)) until = j;
+      for (size_t v = 0; v < nv; ++v) {
+        const EValue& e = m.values_[v];
+        if (v == self || e.tag != Tag::Tensor || writer[v] != -1 || !m.value_planned_[v] || !overlaps(&e, r)) continue;
+        bool in_segment = false, after = false;
+        for (int32_t j : readers[v]) {
+          in_segment = in_segment || (j > static_cast<int32_t>(from) && j <= static_cast<int32_t>(until));
+          after = after || j > static_cast<int32_t>(until);
+        }
+        if (!in_segment) continue;
+        const Range q = range_of(*e.t);
+        if (q.first < r.first || q.second > r.second || pinned[v] || after) return false;
+        views->push_back(v);
+      }
+      return true;
+    };
+    auto reads_value = [&](size_t j, const std::vector<uint8_t>& set) {
+      const Instr& q = m.instrs_[j];
+      if (q.kind != Instr::Kernel && q.kind != Instr::Delegate) return q.kind == Instr::JumpFalse && set[q.a];
+      EValue** b = m.args_.data() + q.arg_begin;
+      const uint32_t nin = q.kind == Instr::Kernel && q.nargs > 0 ? q.nargs - 1 : q.nargs;
+      for (uint32_t k = 0; k < nin; ++k)
+        if (b[k]->tag == Tag::Tensor && set[vid(b[k])] && (q.kind != Instr::Kernel || b[k] != b[q.nargs - 1])) return true;
+      return false;
+    };
+    auto move_views = [&](const std::vector<size_t>& views, const char* from, char* to) {
+      for (size_t v : views) {
+        Tensor& t = *m.values_[v].t;
+        t.data = to + (static_cast<const char*>(t.data) - from);
+      }
+    };
+    for (size_t i = 0; i < ni; ++i) {
+      Instr& in = m.instrs_[i];
+      if (in.kind != Instr::Kernel || !in.fn) continue;
+      const std::string& op = m.op_names_[in.index];
+      KernelFn fn = nullptr;
+      uint32_t nargs = 0;  // the arguments, then the out argument and the return slot (one value)
+      if (op == "aten::unsqueeze_copy.out") fn = unsqueeze_as_view, nargs = 4;
+      else if (op == "aten::clone.out") fn = clone_as_view, nargs = 4;
+      else if (op == "aten::alias_copy.out") fn = alias_copy_as_view, nargs = 3;
+      else if (op == "aten::expand_copy.out") fn = expand_copy_as_view, nargs = 5;
+      if (!fn || in.nargs != nargs) continue;
+      EValue** a = m.args_.data() + in.arg_begin;
+      if (a[0]->tag != Tag::Tensor || a[nargs - 1]->tag != Tag::Tensor || a[nargs - 2] != a[nargs - 1]) continue;
+      const size_t src = vid(a[0]), out = vid(a[nargs - 1]);
+      Tensor& x = *a[0]->t;
+      Tensor& y = *a[nargs - 1]->t;
+      auto no = [&](const char* why) {
+        if (debug) std::fprintf(stderr, "copy view: instruction %zu %s kept: %s\n", i, op.c_str(), why);
+      };
+      if (x.dtype != y.dtype || !x.contiguous_order() || !y.contiguous_order() || !m.value_planned_[src] ||
+          !m.value_planned_[out]) {
+        no("layout, or memory not in the arena");
+        continue;
+      }
+      if (pinned[out] || pinned[src] || writer[out] != static_cast<int32_t>(i) || constant(src)) { no("pinned"); continue; }
+      if (op == "aten::expand_copy.out") {
+        bool same = x.dynamism == Dynamism::Static && y.dynamism == Dynamism::Static && x.dim == y.dim;
+        for (int d = 0; same && d < x.dim; ++d) same = x.sizes[d] == y.sizes[d];
+        if (!same) { no("a real expand"); continue; }
+      }
+      const Range yr = range_of(y), xr = range_of(x);
+      std::vector<size_t> yviews;
+      if (!planned_views(out, yr, i, &yviews)) { no("a planned view outside out"); continue; }
+      // 1. out takes src's memory: nothing writes it until the last reader of out (or its views)
+      bool done = false;
+      if (x.capacity >= y.capacity) {
+        std::vector<uint8_t> set(nv, 0);
+        set[out] = 1;
+        for (size_t v : yviews) set[v] = 1;
+        size_t last = i;
+        bool ok = true;
+        for (size_t j = i + 1; j < ni && ok; ++j) {
+          if (!reads_value(j, set)) continue;
+          last = j;
+          const Instr& q = m.instrs_[j];
+          if (q.kind == Instr::Kernel && repoints[j]) {  // a view of out: its readers count too
+            const size_t w = vid(m.args_[q.arg_begin + q.nargs - 1]);
+            ok = !pinned[w];
+            set[w] = 1;
+          }
+        }
+        for (size_t j = i + 1; ok && j <= last; ++j) ok = !touches(j, xr, false, SIZE_MAX);
+        if (ok) {
+          move_views(yviews, static_cast<const char*>(y.data), static_cast<char*>(x.data));
+          y.data = x.data;
+          done = true;
+        }
+      }
+      // 2. src's producer writes into out's memory: src has no other reader, no planned
+      //    view, and nothing touches out's memory from the producer to the copy
+      const int32_t w = writer[src];
+      if (!done && w >= 0 && m.instrs_[w].kind == Instr::Kernel && !repoints[w] && y.capacity >= x.capacity) {
+        std::vector<uint8_t> set(nv, 0);
+        set[src] = 1;
+        bool ok = true;
+        for (size_t j = 0; j < ni && ok; ++j) ok = j == i || !reads_value(j, set);
+        std::vector<size_t> xviews;
+        ok = ok && planned_views(src, xr, static_cast<size_t>(w), &xviews) && xviews.empty();
+        for (size_t j = static_cast<size_t>(w); ok && j < i; ++j)
+          ok = !touches(j, yr, true, j == static_cast<size_t>(w) ? src : SIZE_MAX);
+        if (ok) {
+          x.data = y.data;
+          x.capacity = y.capacity;
+          done = true;
+        }
+      }
+      if (!done) { no("its memory is in use"); continue; }
+      in.fn = fn;
+      repoints[i] = 1;
+      ++m.copies_as_views_;
+      if (debug) std::fprintf(stderr, "copy view: instruction %zu %s is a view\n", i, op.c_str());
+    }
+  }
+
   // MethodOptions::last_row_of_output_only: output 0 = view*(mm(a, w)) -> the mm
   // computes only its last row. Views (et_view, view_copy) keep the row-major order,
   // so the last row of the mm is the last row of the output.
@@ -862,6 +1072,7 @@ Status MethodImpl::load(const LoadedProgram& program, int plan_index, const Prog
   PTE_TRY(L.plan_memory());
   PTE_TRY(L.check_writes_and_data());
   L.fold_constant_permutes();
+  if (options.copies_as_views) L.fold_copy_views();
   if (options.last_row_of_output_only) L.last_row_logits();
 
   // Threads and scratch before the backends, which may keep the pool.

@@ -145,6 +145,9 @@ class Program {
     // logits [1, S, V] after a prefill chunk: when output 0 is a matrix multiply
     // (through views), only its last row is computed; the other rows are undefined.
     bool last_row_of_output_only = false;
+    // unsqueeze_copy, clone, alias_copy and expand_copy to the input's own sizes run as
+    // views (no bytes moved) where the memory plan allows it; results are the same.
+    bool copies_as_views = true;
   };
   virtual Status load_method(const std::string& name, const MethodOptions& options,
                              std::unique_ptr<Method>* out) = 0;
@@ -167,6 +170,8 @@ class Method {
   virtual const EValue& output(size_t index) const = 0;
   // Arena bytes in use (file plan or our re-plan) and the file's own plan.
   virtual size_t arena_bytes() const = 0;
+  // Copy instructions that run as views (MethodOptions::copies_as_views).
+  virtual size_t copies_as_views() const { return 0; }
   // Per-instruction timing (benchmarks): on adds one clock read per instruction.
   // Turning it on clears what was collected.
   virtual void set_profiling(bool on) { (void)on; }
