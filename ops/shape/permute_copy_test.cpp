@@ -87,4 +87,9 @@ TEST_CASE("aten::permute_copy.out: tiled transposes match the index formula") {
   check_tiled_permute<uint8_t>({3, 41, 19}, {0, 2, 1});
   check_tiled_permute<int64_t>({2, 9, 3, 33}, {3, 1, 0, 2});
   check_tiled_permute<Half>({64, 64}, {1, 0});
+  // 4-byte elements: whole 8 x 8 blocks (AVX2) and the edges
+  check_tiled_permute<float>({9, 256, 64}, {0, 2, 1});
+  check_tiled_permute<int32_t>({2, 19, 3, 45}, {0, 3, 2, 1});
+  check_tiled_permute<float>({8, 8}, {1, 0});
+  check_tiled_permute<float>({17, 9}, {1, 0});
 }

@@ -1,5 +1,7 @@
 #include "ops/shape/shape_util.h"
 
+#include <immintrin.h>
+
 #include <cstdio>
 
 namespace pte::shape {
@@ -57,6 +59,42 @@ void copy_tiles(U* d, const U* s, int64_t na, int64_t nb, int64_t da, int64_t sb
   }
 }
 
+// 4-byte elements, AVX2: d[a * da + b] = s[a + b * sb] for the whole 8 x 8 blocks (8 rows
+// of s loaded, transposed in registers, 8 rows of d stored); the edges on copy_tiles.
+// The same bytes as the scalar tiles, ~2-4x faster (a 9 x 256 x 64 key transpose of the
+// portable Llama export: 330 -> 85-140 us on the 2-core Xeon VM).
+__attribute__((target("avx2"))) void transpose8_avx2(float* d, const float* s, int64_t da, int64_t sb) {
+  const __m256 r0 = _mm256_loadu_ps(s), r1 = _mm256_loadu_ps(s + sb), r2 = _mm256_loadu_ps(s + 2 * sb),
+               r3 = _mm256_loadu_ps(s + 3 * sb), r4 = _mm256_loadu_ps(s + 4 * sb), r5 = _mm256_loadu_ps(s + 5 * sb),
+               r6 = _mm256_loadu_ps(s + 6 * sb), r7 = _mm256_loadu_ps(s + 7 * sb);
+  const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1), t2 = _mm256_unpacklo_ps(r2, r3),
+               t3 = _mm256_unpackhi_ps(r2, r3), t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
+               t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+  const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE),
+               u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE),
+               u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE),
+               u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  _mm256_storeu_ps(d, _mm256_permute2f128_ps(u0, u4, 0x20));
+  _mm256_storeu_ps(d + da, _mm256_permute2f128_ps(u1, u5, 0x20));
+  _mm256_storeu_ps(d + 2 * da, _mm256_permute2f128_ps(u2, u6, 0x20));
+  _mm256_storeu_ps(d + 3 * da, _mm256_permute2f128_ps(u3, u7, 0x20));
+  _mm256_storeu_ps(d + 4 * da, _mm256_permute2f128_ps(u0, u4, 0x31));
+  _mm256_storeu_ps(d + 5 * da, _mm256_permute2f128_ps(u1, u5, 0x31));
+  _mm256_storeu_ps(d + 6 * da, _mm256_permute2f128_ps(u2, u6, 0x31));
+  _mm256_storeu_ps(d + 7 * da, _mm256_permute2f128_ps(u3, u7, 0x31));
+}
+
+void copy_tiles_u32(uint32_t* d, const uint32_t* s, int64_t na, int64_t nb, int64_t da, int64_t sb) {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (!avx2 || na < 8 || nb < 8) return copy_tiles(d, s, na, nb, da, sb);
+  const int64_t a8 = na / 8 * 8, b8 = nb / 8 * 8;
+  for (int64_t a0 = 0; a0 < a8; a0 += 8)
+    for (int64_t b0 = 0; b0 < b8; b0 += 8)
+      transpose8_avx2(reinterpret_cast<float*>(d + a0 * da + b0), reinterpret_cast<const float*>(s + a0 + b0 * sb), da, sb);
+  if (b8 < nb) copy_tiles(d + b8, s + b8 * sb, a8, nb - b8, da, sb);  // right edge of the whole rows
+  if (a8 < na) copy_tiles(d + a8 * da, s + a8, na - a8, nb, da, sb);  // bottom rows
+}
+
 template <class U>  // U: an unsigned integer of the element's size
 void copy_bytes(void* dst, const View& dv, const void* src, const View& sv) {
   U* d = static_cast<U*>(dst);
@@ -82,7 +120,12 @@ void copy_bytes(void* dst, const View& dv, const void* src, const View& sv) {
       }
       const int64_t na = sz[j], nb = sz[n - 1], da = st[j][0], sb = st[n - 1][1];
       walk2(od, os, [&](int64_t o_d, int64_t o_s, int64_t cnt, int64_t step_d, int64_t step_s) {
-        for (int64_t k = 0; k < cnt; ++k) copy_tiles(d + o_d + k * step_d, s + o_s + k * step_s, na, nb, da, sb);
+        for (int64_t k = 0; k < cnt; ++k) {
+          if constexpr (sizeof(U) == 4)
+            copy_tiles_u32(d + o_d + k * step_d, s + o_s + k * step_s, na, nb, da, sb);
+          else
+            copy_tiles(d + o_d + k * step_d, s + o_s + k * step_s, na, nb, da, sb);
+        }
       });
       return;
     }
