@@ -869,6 +869,10 @@ struct MethodImpl::Load {
       Instr& in = m.instrs_[i];
       if (in.kind != Instr::Kernel || !in.fn) continue;
       const std::string& op = m.op_names_[in.index];
+      if (op == "aten::index_put.out" && in.nargs == 6) {
+        index_put_into_self(i, debug, pinned, writer, repoints, range_of, touches, planned_views, reads_value, move_views);
+        continue;
+      }
       KernelFn fn = nullptr;
       uint32_t nargs = 0;  // the arguments, then the out argument and the return slot (one value)
       if (op == "aten::unsqueeze_copy.out") fn = unsqueeze_as_view, nargs = 4;
@@ -947,6 +951,68 @@ struct MethodImpl::Load {
       ++m.copies_as_views_;
       if (debug) std::fprintf(stderr, "copy view: instruction %zu %s is a view\n", i, op.c_str());
     }
+  }
+
+  // A KV-cache update of the HF exports: T = index_put(B, indices, values) copies the whole
+  // cache buffer B, writes the new rows, attention reads T, and copy_(B, T) at the end of
+  // the method writes it all back. When nothing else reads B after the index_put and
+  // nothing else writes B's memory while T is read, T takes B's memory: index_put then
+  // only writes the rows and the copy_ is one of B onto itself (both kernels skip copying
+  // a tensor onto itself).
+  template <class Range, class Touches, class Views, class Reads, class Move>
+  void index_put_into_self(size_t i, bool debug, const std::vector<uint8_t>& pinned, const std::vector<int32_t>& writer,
+                           const std::vector<uint8_t>& repoints, Range range_of, Touches touches, Views planned_views,
+                           Reads reads_value, Move move_views) {
+    const size_t nv = m.values_.size(), ni = m.instrs_.size();
+    auto vid = [&](const EValue* e) { return static_cast<size_t>(e - m.values_.data()); };
+    EValue** a = m.args_.data() + m.instrs_[i].arg_begin;
+    auto no = [&](const char* why) {
+      if (debug) std::fprintf(stderr, "copy view: instruction %zu aten::index_put.out kept: %s\n", i, why);
+    };
+    if (a[0]->tag != Tag::Tensor || a[5]->tag != Tag::Tensor || a[4] != a[5]) return no("arguments");
+    const size_t buf = vid(a[0]), out = vid(a[5]);
+    Tensor& b = *a[0]->t;
+    Tensor& t = *a[5]->t;
+    if (b.dtype != t.dtype || !b.contiguous_order() || !t.contiguous_order() || !m.value_planned_[buf] ||
+        !m.value_planned_[out] || pinned[buf] || pinned[out] || writer[out] != static_cast<int32_t>(i) ||
+        b.capacity < t.capacity || b.dynamism != Dynamism::Static)
+      return no("layout, memory or pinned");
+    // nothing reads B after this; only copy_(B, T) writes it
+    std::vector<uint8_t> set(nv, 0);
+    set[buf] = 1;
+    for (size_t j = i + 1; j < ni; ++j)
+      if (reads_value(j, set)) return no("the buffer is read after it");
+    auto writeback = [&](size_t j) {
+      const Instr& q = m.instrs_[j];
+      if (q.kind != Instr::Kernel || q.nargs != 4 || m.op_names_[q.index] != "aten::copy_") return false;
+      EValue** c = m.args_.data() + q.arg_begin;
+      return c[0] == a[0] && c[1] == a[5] && c[3] == a[0];
+    };
+    const auto br = range_of(b), tr = range_of(t);
+    std::vector<size_t> bviews, tviews;
+    if (!planned_views(buf, br, i, &bviews) || !bviews.empty()) return no("a planned view of the buffer");
+    if (!planned_views(out, tr, i, &tviews)) return no("a planned view outside out");
+    // the last instruction reading T (or a view of it)
+    std::vector<uint8_t> ts(nv, 0);
+    ts[out] = 1;
+    for (size_t v : tviews) ts[v] = 1;
+    size_t last = i;
+    for (size_t j = i + 1; j < ni; ++j) {
+      if (!reads_value(j, ts)) continue;
+      last = j;
+      const Instr& q = m.instrs_[j];
+      if (q.kind == Instr::Kernel && repoints[j]) {
+        const size_t w = vid(m.args_[q.arg_begin + q.nargs - 1]);
+        if (pinned[w]) return no("a view of out is pinned");
+        ts[w] = 1;
+      }
+    }
+    for (size_t j = i + 1; j <= last; ++j)
+      if (!writeback(j) && touches(j, br, false, SIZE_MAX)) return no("the buffer's memory is written while out is read");
+    move_views(tviews, static_cast<const char*>(t.data), static_cast<char*>(b.data));
+    t.data = b.data;
+    ++m.copies_as_views_;
+    if (debug) std::fprintf(stderr, "copy view: instruction %zu aten::index_put.out writes into its buffer\n", i);
   }
 
   // MethodOptions::last_row_of_output_only: output 0 = view*(mm(a, w)) -> the mm

@@ -4,6 +4,7 @@
 // copy.out: out (resized to self's shape) = src broadcast to self's shape, converted
 // to out's dtype. copy_: the same, written into self itself (the write-back of a
 // mutated buffer); its return slot is self.
+#include <algorithm>
 #include "ops/elementwise/elementwise.h"
 
 namespace pte {
@@ -34,6 +35,12 @@ bool copy_inplace(KernelContext& ctx, EValue** args) {
   Tensor* src = self ? ew::tensor_arg(ctx, args[1], "src") : nullptr;
   if (!src || !expect_tag(ctx, args[2], Tag::Bool, "non_blocking")) return false;
   if (!check_src(ctx, *src, *self)) return false;
+  // src is self's own memory in self's layout (a KV-cache write-back the loader made in
+  // place): nothing to copy
+  if (src->data == self->data && src->dtype == self->dtype && src->dim == self->dim &&
+      std::equal(self->sizes, self->sizes + self->dim, src->sizes) &&
+      std::equal(self->strides, self->strides + self->dim, src->strides))
+    return true;
   return ew::copy_into(ctx, *self, ew::operand(*src));
 }
 

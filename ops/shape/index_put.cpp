@@ -3,6 +3,8 @@
 //   (repeated positions then add up; without it the last write wins).
 // aten::index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)
 //   the same, in place on self.
+#include <algorithm>
+
 #include "ops/shape/index_common.h"
 
 namespace pte {
@@ -116,7 +118,11 @@ bool index_put_out(KernelContext& ctx, EValue** args) {
     return false;
   if (out->dtype != in->dtype)
     return ctx.fail("index_put: out dtype %s must match self dtype %s", dtype_name(out->dtype), dtype_name(in->dtype));
-  if (!resize_output_like(ctx, *out, *in) || !copy_tensor(ctx, *out, *in)) return false;
+  if (!resize_output_like(ctx, *out, *in)) return false;
+  // out in self's own memory (the loader's KV-cache update in place): nothing to copy
+  const bool same = out->data == in->data && out->dim == in->dim &&
+                    std::equal(in->strides, in->strides + in->dim, out->strides);
+  if (!same && !copy_tensor(ctx, *out, *in)) return false;
   return index_put_impl(ctx, *out, args[1], *values, accumulate, "index_put");
 }
 
