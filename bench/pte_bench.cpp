@@ -9,6 +9,7 @@
 //   pte-bench llm MODEL.pte [--method NAME] [--prefill S] [--positions P,P,...] [--steps K]
 //             [--reps N] [--threads N] [--fixed-threads] [--profile]
 //       --fixed-threads: keep the worker threads even while the machine is oversubscribed
+//       --copies: run every copy instruction (MethodOptions::copies_as_views off)
 //       (MethodOptions::adaptive_threads off).
 //       a decoder with a KV cache: forward(tokens i64[1,S], positions i64[S] or [1]).
 //       prefill: `reps` forwards of S tokens at position 0; ttft = prefill + argmax.
@@ -91,6 +92,7 @@ struct Args {
   bool profile = false;
   bool all_logits = false;
   bool fixed_threads = false;  // --fixed-threads: MethodOptions::adaptive_threads off
+  bool copy_views = true;      // --copies: MethodOptions::copies_as_views off (A/B runs)
   int mb = 256;
   std::string prompt, tokenizer;
   int max_new_tokens = 64;
@@ -125,6 +127,10 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
     }
     if (k == "--all-logits") {
       a->all_logits = true;
+      continue;
+    }
+    if (k == "--copies") {
+      a->copy_views = false;
       continue;
     }
     if (k == "--fixed-threads") {
@@ -225,6 +231,7 @@ Status load(const Args& a, std::unique_ptr<pte::Program>* prog, std::unique_ptr<
   pte::Program::MethodOptions mo;
   mo.num_threads = a.threads;
   mo.adaptive_threads = !a.fixed_threads;
+  mo.copies_as_views = a.copy_views;
   mo.last_row_of_output_only = a.mode == "llm" && !a.all_logits;  // as the text runner
   PTE_TRY((*prog)->load_method(a.method, mo, m));
   *load_ms = now_ms() - t0;

@@ -427,6 +427,7 @@ struct MethodMemory {
   uint64_t file_plan = 0;  // sum of the file's non_const_buffer_sizes[1..]
   uint64_t file_arena = 0; // arena bytes loaded with the file's plan (differs when the plan is incomplete)
   uint64_t replanned = 0;  // arena bytes of our re-plan
+  uint64_t copy_views = 0; // copy instructions run as views with the file's plan
   std::string error;       // why the method did not load
 };
 struct MemoryReport {
@@ -527,6 +528,7 @@ void print_text(const std::string& file, const Program& program, const BundleInf
         if (mm->file_plan) r += ", " + percent_text(mm->replanned, mm->file_plan) + " of it";
         if (mm->file_arena != mm->file_plan) r += "; loaded with the file's plan: " + bytes_text(mm->file_arena);
         t.row({"re-planned memory", r + ")"});
+        t.row({"copies as views", std::to_string(mm->copy_views) + " copy instructions run as views (no bytes moved)"});
       }
     }
     size_t mo, bd;
@@ -693,6 +695,7 @@ Value program_json(const std::string& file, const Program& program, const Bundle
       if (mm->loaded) {
         r.set("file_plan_arena_bytes", Value(static_cast<unsigned long long>(mm->file_arena)));
         r.set("replanned_bytes", Value(static_cast<unsigned long long>(mm->replanned)));
+        r.set("copies_as_views", Value(static_cast<unsigned long long>(mm->copy_views)));
       } else {
         r.set("error", Value(mm->error));
       }
@@ -878,6 +881,7 @@ int cmd_info(int argc, char** argv) {
       Status ls = program->load_method(m.name, mo, &method);
       if (ls) {
         mm.file_arena = method->arena_bytes();
+        mm.copy_views = method->copies_as_views();
         method.reset();
         mo.replan_memory = true;
         ls = program->load_method(m.name, mo, &method);
