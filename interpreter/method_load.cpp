@@ -763,13 +763,35 @@ struct MethodImpl::Load {
         for (size_t j = 0; j < e.tlist.size; ++j)
           if (e.tlist.items[j]) pinned[vid(e.tlist.items[j])] = 1;
     for (size_t v = 0; v < nv; ++v) pinned[v] |= is_input[v] | is_output[v];
+    // A kernel writes its return slot (the last argument) and its out arguments: with
+    // several results each out argument appears again among the return slots, so an
+    // argument given twice counts as written too (an input given twice only makes this
+    // more careful).
+    auto written_arg = [&](const Instr& q, uint32_t k) {
+      EValue** b = m.args_.data() + q.arg_begin;
+      if (k + 1 == q.nargs) return true;
+      for (uint32_t o = 0; o < q.nargs; ++o)
+        if (o != k && b[o] == b[k] && b[k]->tag == Tag::Tensor) return true;
+      return false;
+    };
     std::vector<int32_t> writer(nv, -1);  // the one kernel writing a value (-2: several)
     for (size_t i = 0; i < ni; ++i) {
       const Instr& in = m.instrs_[i];
       if (in.kind == Instr::Move) pinned[in.a] = pinned[in.b] = 1;
       if (in.kind != Instr::Kernel || in.nargs == 0) continue;
-      const size_t v = vid(m.args_[in.arg_begin + in.nargs - 1]);
-      writer[v] = writer[v] == -1 ? static_cast<int32_t>(i) : -2;
+      for (uint32_t k = 0; k < in.nargs; ++k) {
+        const EValue* e = m.args_[in.arg_begin + k];
+        if (!written_arg(in, k)) continue;
+        auto mark = [&](size_t v) {
+          if (writer[v] != static_cast<int32_t>(i)) writer[v] = writer[v] == -1 ? static_cast<int32_t>(i) : -2;
+        };
+        if (e->tag == Tag::TensorList || e->tag == Tag::OptionalTensorList) {
+          for (size_t t = 0; t < e->tlist.size; ++t)
+            if (e->tlist.items[t]) mark(vid(e->tlist.items[t]));
+        } else {
+          mark(vid(e));
+        }
+      }
     }
     std::vector<uint8_t> repoints(ni, 0);  // et_view and the folds: they move no bytes
     for (size_t i = 0; i < ni; ++i)
@@ -793,8 +815,8 @@ struct MethodImpl::Load {
       if (q.kind != Instr::Kernel && q.kind != Instr::Delegate) return false;
       if (q.kind == Instr::Kernel && repoints[j] && !reads) return false;
       EValue** b = m.args_.data() + q.arg_begin;
-      const uint32_t first = q.kind == Instr::Kernel && !reads && q.nargs > 0 ? q.nargs - 1 : 0;
-      for (uint32_t k = first; k < q.nargs; ++k) {
+      for (uint32_t k = 0; k < q.nargs; ++k) {
+        if (q.kind == Instr::Kernel && !reads && !written_arg(q, k)) continue;
         const EValue* e = b[k];
         auto hit = [&](const EValue* t) {
           if (!t || t->tag != Tag::Tensor || vid(t) == skip || t->t->nbytes() == 0) return false;
@@ -824,9 +846,9 @@ struct MethodImpl::Load {
       };
       if (q.kind == Instr::Move || q.kind == Instr::JumpFalse) mark(&m.values_[q.a]);
       if (q.kind != Instr::Kernel && q.kind != Instr::Delegate) continue;
-      const uint32_t nin = q.kind == Instr::Kernel && q.nargs > 0 ? q.nargs - 1 : q.nargs;
-      for (uint32_t k = 0; k < nin; ++k)  // (a kernel's out argument is its return slot: written)
-        if (q.kind != Instr::Kernel || m.args_[q.arg_begin + k] != m.args_[q.arg_begin + q.nargs - 1]) mark(m.args_[q.arg_begin + k]);
+      for (uint32_t k = 0; k < q.nargs; ++k)  // (not a kernel's return slot, nor the out argument it repeats)
+        if (q.kind == Instr::Delegate || m.args_[q.arg_begin + k] != m.args_[q.arg_begin + q.nargs - 1])
+          mark(m.args_[q.arg_begin + k]);
     }
     // Values planned inside r (the memory `self` gets at instruction `from`) that no
     // instruction writes and that are read before the next write into r: views of self.
@@ -854,9 +876,8 @@ struct MethodImpl::Load {
       const Instr& q = m.instrs_[j];
       if (q.kind != Instr::Kernel && q.kind != Instr::Delegate) return q.kind == Instr::JumpFalse && set[q.a];
       EValue** b = m.args_.data() + q.arg_begin;
-      const uint32_t nin = q.kind == Instr::Kernel && q.nargs > 0 ? q.nargs - 1 : q.nargs;
-      for (uint32_t k = 0; k < nin; ++k)
-        if (b[k]->tag == Tag::Tensor && set[vid(b[k])] && (q.kind != Instr::Kernel || b[k] != b[q.nargs - 1])) return true;
+      for (uint32_t k = 0; k < q.nargs; ++k)
+        if (b[k]->tag == Tag::Tensor && set[vid(b[k])] && (q.kind == Instr::Delegate || b[k] != b[q.nargs - 1])) return true;
       return false;
     };
     auto move_views = [&](const std::vector<size_t>& views, const char* from, char* to) {
