@@ -136,7 +136,9 @@ struct MethodImpl::Load {
           v.ilist.scratch = m.int_scratch_.data() + int_pos;
           v.ilist.size = n;
           for (size_t j = 0; j < n; ++j) {
-            int64_t idx = items->Get(static_cast<flatbuffers::uoffset_t>(j));
+            // (read bytewise: 8-byte list items are not always 8-aligned, see check_tables)
+            int64_t idx;
+            std::memcpy(&idx, items->Data() + j * sizeof(int64_t), sizeof(idx));
             PTE_TRY(check_index(idx, where + " (int list item " + num(j) + ")"));
             m.list_items_[item_pos + j] = &m.values_[idx];
           }
