@@ -223,7 +223,20 @@ ELEM_BYTES = {0: 1, 1: 1, 2: 2, 3: 4, 4: 8, 5: 2, 6: 4, 7: 8, 11: 1, 15: 2}  # E
 def gathered_bytes(model):
     """(bytes of constant tensors that only embedding lookups read, bytes they read per token)
     from the program itself (ExecuTorch's deserializer): a decode step reads one row of
-    those tables, not the table. (0, 0) when the program cannot be read here."""
+    those tables, not the table. (0, 0) when the program cannot be read here. Runs in a
+    child process: the deserialized program takes ~2 GB, and Linux carries a parent's peak
+    RSS into the ru_maxrss of every child forked after it (the workers' RSS figures)."""
+    try:
+        out = subprocess.run([sys.executable, os.path.abspath(__file__), "--gathered-bytes", model],
+                             capture_output=True, text=True, timeout=600).stdout
+        table, row = json.loads(out.strip().splitlines()[-1])
+        return int(table), int(row)
+    except Exception as e:
+        log(f"embedding tables of {model}: {e}")
+        return 0, 0
+
+
+def gathered_bytes_here(model):
     try:
         from executorch.exir._serialize._program import deserialize_pte_binary
 
@@ -414,5 +427,8 @@ def main():
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--gathered-bytes"]:
+        print(json.dumps(gathered_bytes_here(sys.argv[2])))
+        sys.exit(0)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     main()
