@@ -61,6 +61,13 @@ def pct(xs, q):
 STREAM_KEYS = ("copy_gbs", "scale_gbs", "read_gbs", "read_mt1_gbs", "read_mt8_gbs")
 
 
+def stream_near():
+    """A short bandwidth measurement (copy and the eight-stream all-core read, GB/s medians)."""
+    r = run_json([PTE_BENCH, "stream", "--mb", "256", "--reps", "3"], 300)
+    med = lambda k: statistics.median(r[k]) if r.get(k) else None
+    return {"copy_gbs": med("copy_gbs"), "read_mt8_gbs": med("read_mt8_gbs")}
+
+
 def summary(xs):
     if not xs:
         return None
@@ -369,7 +376,7 @@ def main():
                 continue
             slow = variant.startswith("portable")  # ExecuTorch's portable kernels are naive loops
             wb, max_ctx = program_info(f)
-            table, row = gathered_bytes(f)
+            table, table_row = gathered_bytes(f)
             steps = 2 if slow else 8
             want_pos = [int(x) for x in (args.positions or ("8,128" if slow else "8,64,128,192,240,500,1000")).split(",")]
             pos_l = [p for p in want_pos if not max_ctx or p + steps < max_ctx]
@@ -381,9 +388,11 @@ def main():
             key = f"smollm2/{variant}"
             log(key)
             pte = [PTE_BENCH, "llm", f] + common + thr + (["--profile"] if args.profile else [])
+            near = [stream_near()]  # the host's bandwidth moves within minutes: measured beside each variant
             row = b.pair(key, {"group": "smollm2", "case": "SmolLM2-135M", "variant": variant, "file": smol_shown(f),
-                               "weight_bytes": wb, "decode_bytes": wb - table + row, "max_context": max_ctx},
+                               "weight_bytes": wb, "decode_bytes": wb - table + table_row, "max_context": max_ctx},
                          pte, et_cmd("llm", f, common), 1 if slow else reps, 3600)
+            row["stream_near"] = near + [stream_near()]
             if args.also_one_thread and not args.pte_threads:
                 pte1 = [PTE_BENCH, "llm", f] + common + ["--threads", "1"]
                 row["pte_t1"] = []
