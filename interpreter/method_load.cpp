@@ -852,16 +852,25 @@ struct MethodImpl::Load {
         if (q.kind == Instr::Delegate || m.args_[q.arg_begin + k] != m.args_[q.arg_begin + q.nargs - 1])
           mark(m.args_[q.arg_begin + k]);
     }
+    // planned values no instruction writes: static views the exporter folded into the plan
+    // (and inputs); the only candidates planned_views looks at
+    std::vector<size_t> unwritten;
+    for (size_t v = 0; v < nv; ++v)
+      if (m.values_[v].tag == Tag::Tensor && writer[v] == -1 && m.value_planned_[v] && m.values_[v].t->capacity > 0)
+        unwritten.push_back(v);
     // Values planned inside r (the memory `self` gets at instruction `from`) that no
     // instruction writes and that are read before the next write into r: views of self.
     // False if such a view is not wholly inside r or is also read after that write.
     auto planned_views = [&](size_t self, Range r, size_t from, std::vector<size_t>* views) {
-      size_t until = ni;
-      for (size_t j = from + 1; j < ni && until == ni; ++j)
-        if (touches(j, r, false, SIZE_MAX)) until = j;
-      for (size_t v = 0; v < nv; ++v) {
+      size_t until = 0;  // the next write into r, found when a candidate needs it
+      for (size_t v : unwritten) {
         const EValue& e = m.values_[v];
-        if (v == self || e.tag != Tag::Tensor || writer[v] != -1 || !m.value_planned_[v] || !overlaps(&e, r)) continue;
+        if (v == self || !overlaps(&e, r)) continue;
+        if (until == 0) {
+          until = ni;
+          for (size_t j = from + 1; j < ni && until == ni; ++j)
+            if (touches(j, r, false, SIZE_MAX)) until = j;
+        }
         bool in_segment = false, after = false;
         for (int32_t j : readers[v]) {
           in_segment = in_segment || (j > static_cast<int32_t>(from) && j <= static_cast<int32_t>(until));
@@ -874,13 +883,24 @@ struct MethodImpl::Load {
       }
       return true;
     };
-    auto reads_value = [&](size_t j, const std::vector<uint8_t>& set) {
-      const Instr& q = m.instrs_[j];
-      if (q.kind != Instr::Kernel && q.kind != Instr::Delegate) return q.kind == Instr::JumpFalse && set[q.a];
-      EValue** b = m.args_.data() + q.arg_begin;
-      for (uint32_t k = 0; k < q.nargs; ++k)
-        if (b[k]->tag == Tag::Tensor && set[vid(b[k])] && (q.kind == Instr::Delegate || b[k] != b[q.nargs - 1])) return true;
-      return false;
+    // The last instruction reading any of `vals` or a view of them (et_view and folded
+    // copies of them count as readers, and their outputs' readers too); false if such a
+    // view is pinned.
+    auto last_reader = [&](std::vector<size_t> vals, size_t from, size_t* last) {
+      *last = from;
+      for (size_t k = 0; k < vals.size(); ++k)
+        for (int32_t j : readers[vals[k]]) {
+          *last = std::max(*last, static_cast<size_t>(j));
+          const Instr& q = m.instrs_[j];
+          if (q.kind != Instr::Kernel || !repoints[j]) continue;
+          const size_t w = vid(m.args_[q.arg_begin + q.nargs - 1]);
+          if (pinned[w]) return false;
+          if (std::find(vals.begin(), vals.end(), w) == vals.end()) vals.push_back(w);
+        }
+      return true;
+    };
+    auto read_after = [&](size_t v, size_t i) {
+      return std::any_of(readers[v].begin(), readers[v].end(), [&](int32_t j) { return static_cast<size_t>(j) > i; });
     };
     auto move_views = [&](const std::vector<size_t>& views, const char* from, char* to) {
       for (size_t v : views) {
@@ -893,7 +913,7 @@ struct MethodImpl::Load {
       if (in.kind != Instr::Kernel || !in.fn) continue;
       const std::string& op = m.op_names_[in.index];
       if (op == "aten::index_put.out" && in.nargs == 6) {
-        index_put_into_self(i, debug, pinned, writer, repoints, range_of, touches, planned_views, reads_value, move_views);
+        index_put_into_self(i, debug, pinned, writer, range_of, touches, planned_views, last_reader, read_after, move_views);
         continue;
       }
       KernelFn fn = nullptr;
@@ -928,21 +948,10 @@ struct MethodImpl::Load {
       // 1. out takes src's memory: nothing writes it until the last reader of out (or its views)
       bool done = false;
       if (x.capacity >= y.capacity) {
-        std::vector<uint8_t> set(nv, 0);
-        set[out] = 1;
-        for (size_t v : yviews) set[v] = 1;
+        std::vector<size_t> vals = yviews;
+        vals.push_back(out);
         size_t last = i;
-        bool ok = true;
-        for (size_t j = i + 1; j < ni && ok; ++j) {
-          if (!reads_value(j, set)) continue;
-          last = j;
-          const Instr& q = m.instrs_[j];
-          if (q.kind == Instr::Kernel && repoints[j]) {  // a view of out: its readers count too
-            const size_t w = vid(m.args_[q.arg_begin + q.nargs - 1]);
-            ok = !pinned[w];
-            set[w] = 1;
-          }
-        }
+        bool ok = last_reader(vals, i, &last);
         for (size_t j = i + 1; ok && j <= last; ++j) ok = !touches(j, xr, false, SIZE_MAX);
         if (ok) {
           move_views(yviews, static_cast<const char*>(y.data), static_cast<char*>(x.data));
@@ -954,10 +963,7 @@ struct MethodImpl::Load {
       //    view, and nothing touches out's memory from the producer to the copy
       const int32_t w = writer[src];
       if (!done && w >= 0 && m.instrs_[w].kind == Instr::Kernel && !repoints[w] && y.capacity >= x.capacity) {
-        std::vector<uint8_t> set(nv, 0);
-        set[src] = 1;
-        bool ok = true;
-        for (size_t j = 0; j < ni && ok; ++j) ok = j == i || !reads_value(j, set);
+        bool ok = std::all_of(readers[src].begin(), readers[src].end(), [&](int32_t j) { return static_cast<size_t>(j) == i; });
         std::vector<size_t> xviews;
         ok = ok && planned_views(src, xr, static_cast<size_t>(w), &xviews) && xviews.empty();
         for (size_t j = static_cast<size_t>(w); ok && j < i; ++j)
@@ -982,11 +988,10 @@ struct MethodImpl::Load {
   // nothing else writes B's memory while T is read, T takes B's memory: index_put then
   // only writes the rows and the copy_ is one of B onto itself (both kernels skip copying
   // a tensor onto itself).
-  template <class Range, class Touches, class Views, class Reads, class Move>
+  template <class Range, class Touches, class Views, class LastReader, class ReadAfter, class Move>
   void index_put_into_self(size_t i, bool debug, const std::vector<uint8_t>& pinned, const std::vector<int32_t>& writer,
-                           const std::vector<uint8_t>& repoints, Range range_of, Touches touches, Views planned_views,
-                           Reads reads_value, Move move_views) {
-    const size_t nv = m.values_.size(), ni = m.instrs_.size();
+                           Range range_of, Touches touches, Views planned_views, LastReader last_reader,
+                           ReadAfter read_after, Move move_views) {
     auto vid = [&](const EValue* e) { return static_cast<size_t>(e - m.values_.data()); };
     EValue** a = m.args_.data() + m.instrs_[i].arg_begin;
     auto no = [&](const char* why) {
@@ -1001,10 +1006,7 @@ struct MethodImpl::Load {
         b.capacity < t.capacity || b.dynamism != Dynamism::Static)
       return no("layout, memory or pinned");
     // nothing reads B after this; only copy_(B, T) writes it
-    std::vector<uint8_t> set(nv, 0);
-    set[buf] = 1;
-    for (size_t j = i + 1; j < ni; ++j)
-      if (reads_value(j, set)) return no("the buffer is read after it");
+    if (read_after(buf, i)) return no("the buffer is read after it");
     auto writeback = [&](size_t j) {
       const Instr& q = m.instrs_[j];
       if (q.kind != Instr::Kernel || q.nargs != 4 || m.op_names_[q.index] != "aten::copy_") return false;
@@ -1015,21 +1017,10 @@ struct MethodImpl::Load {
     std::vector<size_t> bviews, tviews;
     if (!planned_views(buf, br, i, &bviews) || !bviews.empty()) return no("a planned view of the buffer");
     if (!planned_views(out, tr, i, &tviews)) return no("a planned view outside out");
-    // the last instruction reading T (or a view of it)
-    std::vector<uint8_t> ts(nv, 0);
-    ts[out] = 1;
-    for (size_t v : tviews) ts[v] = 1;
+    std::vector<size_t> vals = tviews;
+    vals.push_back(out);
     size_t last = i;
-    for (size_t j = i + 1; j < ni; ++j) {
-      if (!reads_value(j, ts)) continue;
-      last = j;
-      const Instr& q = m.instrs_[j];
-      if (q.kind == Instr::Kernel && repoints[j]) {
-        const size_t w = vid(m.args_[q.arg_begin + q.nargs - 1]);
-        if (pinned[w]) return no("a view of out is pinned");
-        ts[w] = 1;
-      }
-    }
+    if (!last_reader(vals, i, &last)) return no("a view of out is pinned");
     for (size_t j = i + 1; j <= last; ++j)
       if (!writeback(j) && touches(j, br, false, SIZE_MAX)) return no("the buffer's memory is written while out is read");
     move_views(tviews, static_cast<const char*>(t.data), static_cast<char*>(b.data));
