@@ -9,9 +9,6 @@
 
 namespace pte {
 
-namespace {
-
-// out = the bytes of self under `sizes` (row-major, self contiguous).
 bool view_of_self(KernelContext& ctx, const Tensor& self, Tensor& out, const int64_t* sizes, int32_t dim) {
   if (self.dtype != out.dtype) return ctx.fail("self is %s but out is %s", dtype_name(self.dtype), dtype_name(out.dtype));
   if (!self.contiguous_order()) return ctx.fail("self is not contiguous (dim order is not the identity)");
@@ -30,6 +27,8 @@ bool view_of_self(KernelContext& ctx, const Tensor& self, Tensor& out, const int
   out.capacity = self.capacity > out.nbytes() ? self.capacity : out.nbytes();
   return true;
 }
+
+namespace {
 
 // out = self's bytes under self's sizes; args: self, ..., out at args[out_arg]
 bool same_shape_as_view(KernelContext& ctx, EValue** args, int out_arg) {

@@ -3,6 +3,7 @@
 // A dynamic view: resizes `out` to `size` (one entry may be -1, inferred from self's
 // element count) and points its data at self's. Emitted instead of view_copy when
 // the shape is only known at run time; `out` has no planned memory of its own.
+#include "ops/prim/copy_view.h"
 #include "ops/util.h"
 
 namespace pte {
@@ -44,15 +45,7 @@ bool et_view_default(KernelContext& ctx, EValue** args) {
   }
   if (known != numel)
     return ctx.fail("cannot view %lld elements as %lld", static_cast<long long>(numel), static_cast<long long>(known));
-  void* saved = out.data;
-  out.data = nullptr;  // the view takes self's memory, so out's own capacity does not apply
-  if (!resize_output(ctx, out, sizes, static_cast<int32_t>(n))) {
-    out.data = saved;
-    return false;
-  }
-  out.data = self.data;
-  out.capacity = self.capacity > out.nbytes() ? self.capacity : out.nbytes();
-  return true;
+  return view_of_self(ctx, self, out, sizes, static_cast<int32_t>(n));
 }
 
 }  // namespace pte
