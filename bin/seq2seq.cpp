@@ -55,7 +55,10 @@ std::string ids_text(const std::vector<int32_t>& v) {
 bool is_seq2seq_file(const std::string& path) {
   std::unique_ptr<Program> p;
   if (!Program::open_file(path, {}, &p)) return false;
-  return Seq2SeqRunner::is_seq2seq(p->info());
+  if (Seq2SeqRunner::is_seq2seq(p->info())) return true;
+  for (const auto& m : p->info().methods)  // an encoder without a decoder: the seq2seq runner says so
+    if (m.name == "encoder" && !m.is_constant) return true;
+  return false;
 }
 
 std::string task_of(const ProgramInfo& info) {

@@ -22,6 +22,7 @@
 #include "llm/seq2seq.h"
 #include "util/json.h"
 #include "util/npy.h"
+#include "program_builder.h"
 
 extern char** environ;
 
@@ -393,4 +394,32 @@ TEST_CASE("seq2seq cli: a five-minute WAV runs window by window with memory boun
   REQUIRE(ra > 0);
   CHECK(rb < ra + 4.0);  // the 9.6 MB of samples are never held at once
   fs::remove(d / "long.wav");
+}
+
+TEST_CASE("seq2seq: a program with an encoder and no decoder is one clear line") {
+  pte::test::ProgramBuilder b;
+  pte::test::ProgramBuilder::TensorSpec spec;
+  spec.dtype = pte::DType::Int64;
+  spec.sizes = {1, 4};
+  int x = b.tensor(spec), y = b.tensor(spec);
+  b.move(x, y);  // one instruction: not a constant method
+  b.inputs = {x};
+  b.outputs = {y};
+  std::unique_ptr<pte::Program> p;
+  REQUIRE(b.open(&p, "encoder"));
+  fs::path file = scratch() / "encoder_only.pte";
+  std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(b.bytes().data()),
+                                               static_cast<std::streamsize>(b.bytes().size()));
+  pte::Seq2SeqOptions o;
+  o.model_path = file.string();
+  std::unique_ptr<pte::Seq2SeqRunner> r;
+  pte::Status s = pte::Seq2SeqRunner::create(o, &r);
+  REQUIRE(!s);
+  CHECK_MESSAGE(s.message().find("has an encoder but no decoder method") != std::string::npos, s.message());
+  Proc c = run({file.string(), "some text"});
+  CHECK(c.code == 1);
+  CHECK_MESSAGE(c.err.find("has an encoder but no decoder method") != std::string::npos, c.err);
+  CHECK(std::count(c.err.begin(), c.err.end(), '\n') == 1);
+  c = run({"info", file.string()});
+  CHECK(c.out.find("encoder only") != std::string::npos);
 }
