@@ -228,6 +228,8 @@ Status Seq2SeqRunner::read_generation_config(const std::string& path) {
         code = code.substr(2, code.size() - 4);
       if (x.is_int()) meta_.languages.emplace_back(code, static_cast<int32_t>(x.as_int()));
     }
+  if (const json::Value* x = doc.find("max_initial_timestamp_index", json::Type::Int))
+    meta_.max_initial_timestamp_index = x->as_int();
   if (const json::Value* x = doc.find("language", json::Type::String)) meta_.default_language = x->as_string();
   if (const json::Value* x = doc.find("task", json::Type::String)) meta_.default_task = x->as_string();
   return Status::ok();
@@ -328,12 +330,10 @@ Status Seq2SeqRunner::decode(const std::vector<int32_t>& prompt_in, bool detect_
     (void)logits;  // logits == work: step() leaves them in logits_buf_
     if (config.on_logits) config.on_logits(produced, work, meta_.vocab_size);
     for (int32_t id : meta_.suppress) work[id] = ninf;
-    if (produced == 0) {
+    if (produced == 0)
       for (int32_t id : meta_.begin_suppress) work[id] = ninf;
-      if (!config.timestamps && meta_.timestamp_begin >= 0 && whisper_text) {
-        // nothing: transformers leaves timestamp tokens unsuppressed without return_timestamps
-      }
-    }
+    // without --timestamps transformers leaves timestamp tokens unsuppressed: so do we
+    if (config.timestamps && whisper_text && meta_.timestamp_begin >= 0) timestamp_rules(work, *window_tokens);
     int32_t next = (produced == 0 && meta_.forced_bos_id >= 0) ? static_cast<int32_t>(meta_.forced_bos_id)
                                                                 : sampler_.sample(work);
     if (st->generated_tokens == 0 && produced == 0) t_first = now_ms();
@@ -368,6 +368,45 @@ Status Seq2SeqRunner::decode(const std::vector<int32_t>& prompt_in, bool detect_
   if (st->ttft_ms == 0 && t_first > 0) st->ttft_ms = t_first - t0 + st->encode_ms + st->features_ms;
   st->decode_ms += now_ms() - t0;
   return Status::ok();
+}
+
+void Seq2SeqRunner::timestamp_rules(float* work, const std::vector<int32_t>& seq) const {
+  const float ninf = -std::numeric_limits<float>::infinity();
+  const int64_t V = meta_.vocab_size, tb = meta_.timestamp_begin;
+  const int64_t eos = meta_.eos_ids.empty() ? tb : std::min<int64_t>(meta_.eos_ids.front(), V);
+  auto fill = [&](int64_t a, int64_t b) {
+    for (int64_t i = std::max<int64_t>(a, 0); i < std::min(b, V); ++i) work[i] = ninf;
+  };
+  work[meta_.no_timestamps] = ninf;
+  const size_t n = seq.size();
+  const bool last_ts = n >= 1 && seq[n - 1] >= tb;
+  const bool penultimate_ts = n < 2 || seq[n - 2] >= tb;
+  if (last_ts) {
+    if (penultimate_ts) fill(tb, V);  // timestamps come in pairs: now text
+    else fill(0, eos);                // the second of a pair: no text
+  }
+  int64_t last_timestamp = -1;
+  for (int32_t id : seq)
+    if (id >= tb) last_timestamp = id;
+  if (last_timestamp >= 0) fill(tb, (last_ts && !penultimate_ts) ? last_timestamp : last_timestamp + 1);  // never decrease
+  if (n == 0) {  // the first token is a timestamp, at most max_initial_timestamp_index
+    fill(0, tb);
+    if (meta_.max_initial_timestamp_index >= 0) fill(tb + meta_.max_initial_timestamp_index + 1, V);
+  }
+  // a timestamp when their total probability beats every text token's
+  double mx = -std::numeric_limits<double>::infinity();
+  for (int64_t i = 0; i < V; ++i) mx = std::max<double>(mx, work[i]);
+  if (!std::isfinite(mx)) return;
+  double sum = 0, sum_ts = 0, max_text = -std::numeric_limits<double>::infinity();
+  for (int64_t i = 0; i < V; ++i) {
+    double e = std::exp(static_cast<double>(work[i]) - mx);
+    sum += e;
+    if (i >= tb) sum_ts += e;
+    else max_text = std::max<double>(max_text, work[i]);
+  }
+  const double lse = mx + std::log(sum);
+  const double ts_logprob = sum_ts > 0 ? mx + std::log(sum_ts) - lse : -std::numeric_limits<double>::infinity();
+  if (ts_logprob > max_text - lse) fill(0, tb);
 }
 
 Status Seq2SeqRunner::generate(const std::string& input, const Seq2SeqConfig& config,

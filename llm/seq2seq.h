@@ -37,7 +37,7 @@ struct Seq2SeqConfig {
   // Whisper
   std::string language;       // "en", "<|en|>"; empty: the generation config's, else detected
   std::string task;           // "transcribe" | "translate"; empty: the generation config's, else transcribe
-  bool timestamps = false;    // let the model emit <|t.tt|> tokens (printed as such)
+  bool timestamps = false;    // <|t.tt|> tokens under transformers' WhisperTimeStampLogitsProcessor rules
   bool previous_text = true;  // long audio: the previous window's text as <|startofprev|> prompt
   // Called with each step's raw logits (before suppression), step 0 = the first generated token.
   std::function<void(int step, const float* logits, int64_t vocab)> on_logits;
@@ -73,6 +73,7 @@ struct Seq2SeqMetadata {
   int32_t sot = -1, transcribe = -1, translate = -1, no_timestamps = -1, start_of_prev = -1, timestamp_begin = -1;
   std::vector<std::pair<std::string, int32_t>> languages;  // "en" -> <|en|>
   std::string default_language, default_task;
+  int64_t max_initial_timestamp_index = -1;  // generation config; -1: none
 };
 
 class Seq2SeqRunner {
@@ -100,6 +101,8 @@ class Seq2SeqRunner {
   Status encode_tokens(const std::vector<int32_t>& ids);
   Status encode_features(const float* features);
   Status step(int32_t id, int64_t pos, const float** logits);
+  // transformers' WhisperTimeStampLogitsProcessor on `work` given the window's tokens so far
+  void timestamp_rules(float* work, const std::vector<int32_t>& generated) const;
   Status whisper_prompt(const Seq2SeqConfig& config, const std::vector<int32_t>& previous,
                         std::vector<int32_t>* prompt, bool* detect_language) const;
   // Feeds `prompt` from position 0, then generates; appends generated ids to *out_tokens.

@@ -267,8 +267,29 @@ TEST_CASE("seq2seq: Whisper greedy tokens equal transformers' generate (portable
     const pte::json::Value* d = f.ref.find("detected");
     CHECK(join(st.decoder_prompt) == join(ints(d->find("decoder_prompt"))));
     CHECK(join(st.tokens) == join(ints(d->find("greedy_ids"))));
-    // the whole pipeline from the WAV file (our WAV reader and log-mel)
+    // --timestamps: transformers' generate(return_timestamps=True) under its timestamp rules
+    const pte::json::Value* ts = f.ref.find("timestamps");
+    REQUIRE_MESSAGE(ts, "references.json has no timestamps entry (regenerate the fixture)");
     c.language = "en";
+    c.timestamps = true;
+    std::string text;
+    s = r->transcribe_features(feats.data(), c, [&](const std::string& t) { text += t; }, &st);
+    REQUIRE_MESSAGE(s, s.message());
+    CHECK(join(st.decoder_prompt) == join(ints(ts->find("decoder_prompt"))));
+    CHECK(join(st.tokens) == join(ints(ts->find("greedy_ids"))));
+    CHECK(text.rfind("<|0.", 0) == 0);  // the first token is a timestamp, shown as such
+    // Whisper's generate then seeks to the last timestamp pair and decodes again: it shares the
+    // first segment (through the first pair of timestamps) with the one pass
+    std::vector<int32_t> seek = ints(ts->find("generate_with_seeking"));
+    size_t seg = 0;
+    for (size_t i = 1; i < seek.size() && !seg; ++i)
+      if (seek[i] >= r->metadata().timestamp_begin && seek[i - 1] >= r->metadata().timestamp_begin) seg = i + 1;
+    REQUIRE(seg > 2);
+    REQUIRE(st.tokens.size() >= seg);
+    CHECK(join(std::vector<int32_t>(st.tokens.begin(), st.tokens.begin() + static_cast<long>(seg))) ==
+          join(std::vector<int32_t>(seek.begin(), seek.begin() + static_cast<long>(seg))));
+    c.timestamps = false;
+    // the whole pipeline from the WAV file (our WAV reader and log-mel)
     s = r->transcribe(kData + "audio/speech_16k_s16.wav", c, [](const std::string&) {}, &st);
     REQUIRE_MESSAGE(s, s.message());
     CHECK(st.windows == 1);
