@@ -36,9 +36,14 @@ void fft_rec(const std::complex<double>* in, std::complex<double>* out, int n, i
   for (int k = 0; k < m; ++k) {
     for (int q = 0; q < p; ++q) t[q] = out[q * m + k];
     for (int u = 0; u < p; ++u) {
-      std::complex<double> acc = 0;
       const int j = k + u * m;
-      for (int q = 0; q < p; ++q) acc += t[q] * tw[(static_cast<long>(q) * j * tw_step) % kWhisperFft];
+      const int step = (j * tw_step) % kWhisperFft;  // W_n^(q*j) = tw[q * step mod N]
+      std::complex<double> acc = t[0];
+      for (int q = 1, idx = step; q < p; ++q) {
+        acc += t[q] * tw[idx];
+        idx += step;
+        if (idx >= kWhisperFft) idx -= kWhisperFft;
+      }
       out[j] = acc;
     }
   }

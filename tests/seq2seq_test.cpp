@@ -352,6 +352,13 @@ TEST_CASE("seq2seq cli: bad input is one clear line and a non-zero exit") {
   std::ofstream(d / "not.wav") << "hello";
   std::string good = slurp(kData + "audio/speech_16k_s16.wav");
   std::ofstream(d / "cut.wav", std::ios::binary) << good.substr(0, 100);
+  std::string hi = good.substr(0, 44) + std::string(1000, '\0');  // 192 kHz, and a file with no samples
+  for (int i = 0; i < 4; ++i) hi[24 + i] = static_cast<char>((192000u >> (8 * i)) & 0xff);
+  for (int i = 0; i < 4; ++i) hi[40 + i] = static_cast<char>((1000u >> (8 * i)) & 0xff);
+  std::ofstream(d / "hi.wav", std::ios::binary) << hi;
+  std::string empty = good.substr(0, 44);
+  for (int i = 0; i < 4; ++i) empty[40 + i] = 0;
+  std::ofstream(d / "empty.wav", std::ios::binary) << empty;
   struct Bad { std::vector<std::string> args; std::string expect; };
   std::string longp;
   for (int i = 0; i < 80; ++i) longp += "the house is wonderful ";
@@ -359,6 +366,9 @@ TEST_CASE("seq2seq cli: bad input is one clear line and a non-zero exit") {
       {{wh.dir + "model.pte", (d / "not.wav").string()}, "not a WAV file"},
       {{wh.dir + "model.pte", (d / "cut.wav").string()}, "truncated"},
       {{wh.dir + "model.pte", kData + "audio/bad_mulaw.wav"}, "mu-law"},
+      {{wh.dir + "model.pte", (d / "hi.wav").string()}, "192000 Hz"},
+      {{wh.dir + "model.pte", (d / "empty.wav").string()}, "no samples"},
+      {{wh.dir + "model.pte", "--prompt-file", (d / "cut.wav").string()}, "WAV file, not --prompt-file"},
       {{wh.dir + "model.pte", (d / "missing.wav").string()}, "cannot open"},
       {{wh.dir + "model.pte", kData + "audio/speech_16k_s16.wav", "--language", "xx"}, "--language xx"},
       {{wh.dir + "model.pte", kData + "audio/speech_16k_s16.wav", "--task", "summarize"}, "--task"},
