@@ -416,8 +416,21 @@ TEST_CASE("seq2seq cli: a five-minute WAV runs window by window with memory boun
   };
   Proc a = run({wh.dir + "model.pte", (d / "short.wav").string(), "-n", "3", "--stats", "--language", "en"});
   REQUIRE_MESSAGE(a.code == 0, a.err);
-  Proc b = run({wh.dir + "model.pte", (d / "long.wav").string(), "-n", "3", "--stats", "--language", "en"});
+  Proc b = run({wh.dir + "model.pte", (d / "long.wav").string(), "-n", "3", "--stats", "--language", "en", "--ids"});
   REQUIRE_MESSAGE(b.code == 0, b.err);
+  // the last window is prompted with the previous one's text: <|startofprev|> t1 t2 t3 <|startoftranscript|> ...
+  std::unique_ptr<pte::Tokenizer> tok;
+  REQUIRE(pte::Tokenizer::load(wh.dir, &tok));
+  std::vector<int32_t> last = ids_after(b.err, "decoder prompt ids:");
+  REQUIRE(last.size() == 8);
+  CHECK(last[0] == tok->token_to_id("<|startofprev|>"));
+  CHECK(last[4] == tok->token_to_id("<|startoftranscript|>"));
+  std::vector<int32_t> all = ids_after(b.err, "generated ids:");
+  REQUIRE(all.size() == 30);  // 3 tokens in each of 10 windows
+  CHECK(join({all.end() - 6, all.end() - 3}) == join({last.begin() + 1, last.begin() + 4}));
+  Proc n = run({wh.dir + "model.pte", (d / "long.wav").string(), "-n", "3", "--language", "en", "--ids", "--no-previous-text"});
+  REQUIRE_MESSAGE(n.code == 0, n.err);
+  CHECK(join(ids_after(n.err, "decoder prompt ids:")) == join(ints(wh.ref.find("decoder_prompt"))));
   CHECK(a.err.find("in 1 window ") != std::string::npos);
   CHECK_MESSAGE(b.err.find("audio 300.00 s in 10 windows") != std::string::npos, b.err);
   double ra = rss_mb(a.err), rb = rss_mb(b.err);
