@@ -238,11 +238,12 @@ Status Seq2SeqRunner::read_generation_config(const std::string& path) {
 Status Seq2SeqRunner::encode_tokens(const std::vector<int32_t>& ids) {
   const int64_t n = static_cast<int64_t>(ids.size());
   if (n > meta_.max_encoder_len)
-    return Status::error("the input has " + std::to_string(n) + " tokens; the encoder accepts at most " +
-                         std::to_string(meta_.max_encoder_len));
+    return Status::error(program_->path() + ": the input has " + std::to_string(n) +
+                         " tokens; the encoder accepts at most " + std::to_string(meta_.max_encoder_len));
   if (!meta_.encoder_dynamic && n != meta_.max_encoder_len)
-    return Status::error("the input has " + std::to_string(n) + " tokens; this encoder was exported for exactly " +
-                         std::to_string(meta_.max_encoder_len));
+    return Status::error(program_->path() + ": the input has " + std::to_string(n) +
+                         " tokens; this encoder was exported for exactly " + std::to_string(meta_.max_encoder_len) +
+                         " (a static input length)");
   for (int64_t i = 0; i < n; ++i) ids_buf_[i] = ids[i];
   PTE_TRY(encoder_->set_input(0, make_tensor(DType::Int64, {1, n}, ids_buf_.data(), ids_buf_.size() * 8)));
   PTE_TRY(encoder_->execute().context("method encoder"));
