@@ -190,6 +190,10 @@ Status Seq2SeqRunner::read_metadata(const std::string& model_path) {
   if (tok_->vocab_size() > meta_.vocab_size)
     return Status::error("the tokenizer has " + std::to_string(tok_->vocab_size()) + " tokens but the decoder only " +
                          std::to_string(meta_.vocab_size));
+  if (meta_.forced_bos_id >= meta_.vocab_size) meta_.forced_bos_id = -1;  // a config for another vocabulary
+  meta_.languages.erase(std::remove_if(meta_.languages.begin(), meta_.languages.end(),
+                                      [&](const auto& l) { return l.second < 0 || l.second >= meta_.vocab_size; }),
+                       meta_.languages.end());
   for (auto* list : {&meta_.suppress, &meta_.begin_suppress})
     list->erase(std::remove_if(list->begin(), list->end(), [&](int32_t id) { return id < 0 || id >= meta_.vocab_size; }),
                 list->end());
@@ -226,10 +230,11 @@ Status Seq2SeqRunner::read_generation_config(const std::string& path) {
       std::string code = k;
       if (code.size() > 4 && !code.compare(0, 2, "<|") && !code.compare(code.size() - 2, 2, "|>"))
         code = code.substr(2, code.size() - 4);
-      if (x.is_int()) meta_.languages.emplace_back(code, static_cast<int32_t>(x.as_int()));
+      if (x.is_int() && x.as_int() >= 0 && x.as_int() < meta_.vocab_size)
+        meta_.languages.emplace_back(code, static_cast<int32_t>(x.as_int()));
     }
   if (const json::Value* x = doc.find("max_initial_timestamp_index", json::Type::Int))
-    meta_.max_initial_timestamp_index = x->as_int();
+    if (x->as_int() >= 0 && x->as_int() < (1 << 20)) meta_.max_initial_timestamp_index = x->as_int();
   if (const json::Value* x = doc.find("language", json::Type::String)) meta_.default_language = x->as_string();
   if (const json::Value* x = doc.find("task", json::Type::String)) meta_.default_task = x->as_string();
   return Status::ok();

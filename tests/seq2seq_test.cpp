@@ -474,3 +474,39 @@ TEST_CASE("seq2seq: a program with an encoder and no decoder is one clear line")
   c = run({"info", file.string()});
   CHECK(c.out.find("encoder only") != std::string::npos);
 }
+
+TEST_CASE("seq2seq: a hostile generation_config.json is ignored where it names ids outside the vocabulary, refused when malformed") {
+  Fixture wh = fixture("whisper");
+  if (!wh.present) {
+    MESSAGE("skipped: the whisper fixture is missing");
+    return;
+  }
+  fs::path d = scratch() / "hostile";
+  fs::create_directories(d);
+  for (const char* f : {"model.pte", "tokenizer.json", "tokenizer_config.json"})
+    fs::copy_file(wh.dir + f, d / f, fs::copy_options::overwrite_existing);
+  std::ofstream(d / "generation_config.json")
+      << R"({"lang_to_id": {"<|en|>": 99999999, "<|xx|>": -5}, "forced_bos_token_id": 123456789,
+             "suppress_tokens": [-1, 99999999, 7], "begin_suppress_tokens": [1e30, 3],
+             "max_initial_timestamp_index": 9223372036854775807, "eos_token_id": [99999999]})";
+  pte::Seq2SeqOptions o;
+  o.model_path = (d / "model.pte").string();
+  std::unique_ptr<pte::Seq2SeqRunner> r;
+  pte::Status s = pte::Seq2SeqRunner::create(o, &r);
+  REQUIRE_MESSAGE(s, s.message());
+  CHECK(r->metadata().forced_bos_id == -1);
+  for (const auto& l : r->metadata().languages) CHECK(l.second < r->metadata().vocab_size);
+  CHECK(r->metadata().languages.size() == 4);  // the bad map is dropped: the tokenizer's language tokens
+  std::vector<float> feats = reference_features();
+  pte::Seq2SeqConfig c;
+  c.max_new_tokens = 4;
+  c.timestamps = true;
+  pte::Seq2SeqStats st;
+  s = r->transcribe_features(feats.data(), c, [](const std::string&) {}, &st);
+  CHECK_MESSAGE(s, s.message());
+  std::ofstream(d / "generation_config.json") << "{\"suppress_tokens\": [1, 2,";
+  s = pte::Seq2SeqRunner::create(o, &r);
+  REQUIRE(!s);
+  CHECK(s.message().find("generation_config.json") != std::string::npos);
+  CHECK(s.message().find('\n') == std::string::npos);
+}
