@@ -1,6 +1,10 @@
 // pte-run command line: one function per subcommand, each in its own file.
 #pragma once
 
+#include <string>
+
+#include "pte/program.h"
+
 namespace pte::cli {
 
 // Each returns the process exit code: 0 success, 1 failure (one clear line on
@@ -9,5 +13,9 @@ int cmd_info(int argc, char** argv);      // pte-run info MODEL.pte [--data F.pt
 int cmd_run(int argc, char** argv);       // pte-run run MODEL.pte [--method M] [--input SPEC]... [--json] [--save-outputs DIR]
 int cmd_verify(int argc, char** argv);    // pte-run verify FILE.bpte [--atol A --rtol R]
 int cmd_generate(int argc, char** argv);  // pte-run MODEL.pte "prompt" [options]
+int cmd_seq2seq(int argc, char** argv);   // pte-run T5.pte "text" | WHISPER.pte speech.wav [options]
+// seq2seq.cpp: whether MODEL.pte is an encoder-decoder program; the task a program serves ("" if none).
+bool is_seq2seq_file(const std::string& path);
+std::string task_of(const ProgramInfo& info);
 
 }  // namespace pte::cli

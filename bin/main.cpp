@@ -10,6 +10,7 @@ void usage(std::FILE* f) {
   std::fprintf(f,
                "usage:\n"
                "  pte-run MODEL.pte \"prompt\" [options]        generate text (see pte-run generate --help)\n"
+               "  pte-run T5.pte \"text\" | WHISPER.pte speech.wav [options]   encoder-decoder models\n"
                "  pte-run info MODEL.pte [--data F.ptd]... [--json]\n"
                "  pte-run run MODEL.pte [--method NAME] [--data F.ptd]... [--input SPEC]... [--json] [--save-outputs DIR]\n"
                "  pte-run verify FILE.bpte [--atol A] [--rtol R]\n");
@@ -26,6 +27,10 @@ int main(int argc, char** argv) {
   if (!std::strcmp(cmd, "info")) return pte::cli::cmd_info(argc - 1, argv + 1);
   if (!std::strcmp(cmd, "run")) return pte::cli::cmd_run(argc - 1, argv + 1);
   if (!std::strcmp(cmd, "verify")) return pte::cli::cmd_verify(argc - 1, argv + 1);
-  if (!std::strcmp(cmd, "generate")) return pte::cli::cmd_generate(argc - 1, argv + 1);
+  if (!std::strcmp(cmd, "generate")) {
+    if (argc > 2 && pte::cli::is_seq2seq_file(argv[2])) return pte::cli::cmd_seq2seq(argc - 1, argv + 1);
+    return pte::cli::cmd_generate(argc - 1, argv + 1);
+  }
+  if (pte::cli::is_seq2seq_file(cmd)) return pte::cli::cmd_seq2seq(argc, argv);  // T5, Bart, Whisper
   return pte::cli::cmd_generate(argc, argv);
 }

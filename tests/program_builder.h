@@ -119,6 +119,8 @@ class ProgramBuilder {
     bytes_.assign(b_.GetBufferPointer(), b_.GetBufferPointer() + b_.GetSize());
     return Program::open_buffer(bytes_.data(), bytes_.size(), name, {}, out);
   }
+  // The program's bytes after open() (e.g. to write a .pte file).
+  const std::vector<uint8_t>& bytes() const { return bytes_; }
 
  private:
   int push(fbs::KernelTypes type, flatbuffers::Offset<void> v) {
