@@ -10,6 +10,7 @@ void usage(std::FILE* f) {
   std::fprintf(f,
                "usage:\n"
                "  pte-run MODEL.pte \"prompt\" [options]        generate text (see pte-run generate --help)\n"
+               "  pte-run chat MODEL.pte [options]               interactive chat (see pte-run chat --help)\n"
                "  pte-run info MODEL.pte [--data F.ptd]... [--json]\n"
                "  pte-run run MODEL.pte [--method NAME] [--data F.ptd]... [--input SPEC]... [--json] [--save-outputs DIR]\n"
                "  pte-run verify FILE.bpte [--atol A] [--rtol R]\n");
@@ -27,5 +28,6 @@ int main(int argc, char** argv) {
   if (!std::strcmp(cmd, "run")) return pte::cli::cmd_run(argc - 1, argv + 1);
   if (!std::strcmp(cmd, "verify")) return pte::cli::cmd_verify(argc - 1, argv + 1);
   if (!std::strcmp(cmd, "generate")) return pte::cli::cmd_generate(argc - 1, argv + 1);
+  if (!std::strcmp(cmd, "chat")) return pte::cli::cmd_chat(argc - 1, argv + 1);
   return pte::cli::cmd_generate(argc, argv);
 }
