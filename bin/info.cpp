@@ -479,6 +479,10 @@ void describe_state(const ProgramInfo& pi, Method& method, MethodMemory* mm) {
     mm->cache_note = s.message();
     return;
   }
+  if (!cache->unsupported().empty()) {
+    mm->cache_note = cache->unsupported();
+    return;
+  }
   mm->cache_positions = cache->capacity();
 }
 

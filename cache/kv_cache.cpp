@@ -20,15 +20,13 @@ Status KvCache::attach(Method& method, int64_t context_len, std::unique_ptr<KvCa
     // the position dimension: sized context_len, batch (dim 0) excluded when of size 1
     for (int d = 1; d < t.dim; ++d)
       if (t.sizes[d] == context_len) { ct.position_dim = d; break; }
-    if (ct.position_dim < 0)
-      return Status::error("method " + method.info().name + ": state tensor (value " + std::to_string(s.value) + ", shape [" +
-                           [&] {
-                             std::string r;
-                             for (int d = 0; d < t.dim; ++d) r += (d ? "," : "") + std::to_string(t.sizes[d]);
-                             return r;
-                           }() +
-                           "]) has no dimension of the context length " + std::to_string(context_len) +
-                           " (a sliding-window or ring-buffer cache, which pte-run does not handle yet)");
+    if (ct.position_dim < 0 && c->unsupported_.empty()) {
+      std::string shape;
+      for (int d = 0; d < t.dim; ++d) shape += (d ? "," : "") + std::to_string(t.sizes[d]);
+      c->unsupported_ = "state tensor (value " + std::to_string(s.value) + ", shape [" + shape +
+                        "]) has no dimension of the context length " + std::to_string(context_len) +
+                        " (a sliding-window or ring-buffer cache: pte-run cannot rewind, save or restore it yet)";
+    }
     c->tensors_.push_back(ct);
   }
   *out = std::move(c);
@@ -58,6 +56,8 @@ void KvCache::reset() {
 Status KvCache::rewind(int64_t pos) {
   if (pos < 0 || pos > length_)
     return Status::error("cannot rewind the cache to position " + std::to_string(pos) + " (it holds " + std::to_string(length_) + ")");
+  if (pos == length_) return Status::ok();
+  if (!unsupported_.empty()) return Status::error(unsupported_);
   for (const auto& c : tensors_) {
     size_t outer, inner;
     geometry(c, &outer, &inner);
@@ -72,6 +72,7 @@ Status KvCache::rewind(int64_t pos) {
 
 size_t KvCache::saved_bytes(int64_t length) const {
   size_t n = 0;
+  if (!unsupported_.empty()) return 0;
   for (const auto& c : tensors_) {
     size_t outer, inner;
     geometry(c, &outer, &inner);
@@ -81,6 +82,7 @@ size_t KvCache::saved_bytes(int64_t length) const {
 }
 
 std::vector<uint8_t> KvCache::save() const {
+  if (!unsupported_.empty()) return {};
   std::vector<uint8_t> r(saved_bytes(length_));
   size_t at = 0;
   for (const auto& c : tensors_) {
@@ -98,6 +100,7 @@ std::vector<uint8_t> KvCache::save() const {
 }
 
 Status KvCache::restore(const uint8_t* data, size_t size, int64_t length) {
+  if (!unsupported_.empty()) return Status::error(unsupported_);
   if (length < 0 || length > capacity_)
     return Status::error("the saved cache holds " + std::to_string(length) + " positions; this one has " + std::to_string(capacity_));
   if (size != saved_bytes(length))

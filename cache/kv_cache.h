@@ -23,7 +23,7 @@ namespace pte {
 struct CacheTensor {
   size_t value = 0;        // index in the method's value table
   Tensor* tensor = nullptr;
-  int position_dim = -1;   // the dimension indexed by position
+  int position_dim = -1;   // the dimension indexed by position (-1: none found)
   size_t bytes = 0;
 };
 
@@ -50,7 +50,12 @@ class KvCache {
   // Back to `pos` <= length: positions [pos, capacity) are zeroed.
   Status rewind(int64_t pos);
 
-  // Contents of positions [0, length) of every tensor, in tensor order.
+  // Empty when rewind / save / restore work; else why not (a state tensor without a
+  // dimension of the context length: generation still runs, reset still works).
+  const std::string& unsupported() const { return unsupported_; }
+
+  // Contents of positions [0, length) of every tensor, in tensor order (empty when
+  // unsupported()).
   std::vector<uint8_t> save() const;
   // Puts back what save() gave for `length` positions (the sizes must match).
   Status restore(const uint8_t* data, size_t size, int64_t length);
@@ -63,6 +68,7 @@ class KvCache {
   std::vector<CacheTensor> tensors_;
   int64_t capacity_ = 0;
   int64_t length_ = 0;
+  std::string unsupported_;
 };
 
 }  // namespace pte

@@ -169,6 +169,7 @@ Status read_session(const std::string& path, SessionData* s) {
 
 Status save_session(TextRunner& runner, const std::string& path, const std::string& extra) {
   SessionData s;
+  if (!runner.cache().unsupported().empty()) return Status::error(path + ": cannot save the session: " + runner.cache().unsupported());
   PTE_TRY(runner.identity(&s.program));
   s.tokens = runner.tokens();
   s.cache = runner.cache().save();
