@@ -17,5 +17,6 @@ int cmd_seq2seq(int argc, char** argv);   // pte-run T5.pte "text" | WHISPER.pte
 // seq2seq.cpp: whether MODEL.pte is an encoder-decoder program; the task a program serves ("" if none).
 bool is_seq2seq_file(const std::string& path);
 std::string task_of(const ProgramInfo& info);
+int cmd_chat(int argc, char** argv);      // pte-run chat MODEL.pte [options] (pte-run MODEL.pte -i)
 
 }  // namespace pte::cli

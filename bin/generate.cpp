@@ -11,6 +11,8 @@
 
 #include "bin/commands.h"
 #include "llm/runner.h"
+#include "llm/session.h"
+#include "util/json.h"
 
 namespace pte::cli {
 
@@ -27,8 +29,17 @@ void usage(std::FILE* f) {
                "  --top-k K               sample among the K most likely tokens\n"
                "  --top-p P               sample among the smallest set holding probability P\n"
                "  --seed S                seed of the sampler (default 0: runs are repeatable)\n"
-               "  --chat                  wrap the prompt in the model's chat template\n"
+               "  --chat                  wrap the prompt in the model's chat template (its Jinja template,\n"
+               "                          rendered as transformers' apply_chat_template)\n"
+               "  --system TEXT           with --chat: a system message before the prompt\n"
                "  --ignore-eos            keep generating past end-of-sequence tokens\n"
+               "  --stop STR              end the text before the first STR (repeatable)\n"
+               "  --min-p P               sample only among tokens at least P times as likely as the top one\n"
+               "  --repeat-penalty R      penalize tokens of the last --repeat-last-n N (default 64; -1: all)\n"
+               "  --json                  print one JSON object (text, token ids, statistics) instead of the text\n"
+               "  --save-session FILE     afterwards, save the conversation and its KV cache\n"
+               "  --load-session FILE     continue a saved session: only the new prompt is prefilled\n"
+               "  -i, --interactive       chat (same as pte-run chat MODEL.pte)\n"
                "  --ids                   print the prompt and generated token ids to stderr\n"
                "  --stats                 print load time, prompt tokens, time to first token, tokens/s\n"
                "                          and peak RSS to stderr\n"
@@ -60,10 +71,13 @@ bool parse_num(const char* s, double* out) {
 }  // namespace
 
 int cmd_generate(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (!std::strcmp(argv[i], "-i") || !std::strcmp(argv[i], "--interactive")) return cmd_chat(argc, argv);
   RunnerOptions ro;
   GenerationConfig gc;
   std::string prompt, prompt_file;
-  bool have_prompt = false, stats = false, print_ids = false;
+  bool have_prompt = false, stats = false, print_ids = false, json_out = false;
+  std::string save_path, load_path;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&](const char* name) -> const char* {
@@ -90,8 +104,16 @@ int cmd_generate(int argc, char** argv) {
     else if (a == "--top-p") gc.sampling.top_p = static_cast<float>(number("--top-p"));
     else if (a == "--seed") gc.sampling.seed = static_cast<uint64_t>(number("--seed"));
     else if (a == "--chat") gc.chat = true;
+    else if (a == "--system") gc.system_prompt = value("--system");
     else if (a == "--stats") stats = true;
     else if (a == "--ignore-eos") gc.ignore_eos = true;
+    else if (a == "--stop") gc.stop.push_back(value("--stop"));
+    else if (a == "--min-p") gc.sampling.min_p = static_cast<float>(number("--min-p"));
+    else if (a == "--repeat-penalty") gc.sampling.repeat_penalty = static_cast<float>(number("--repeat-penalty"));
+    else if (a == "--repeat-last-n") gc.sampling.repeat_last_n = static_cast<int>(number("--repeat-last-n"));
+    else if (a == "--json") json_out = true;
+    else if (a == "--save-session") save_path = value("--save-session");
+    else if (a == "--load-session") load_path = value("--load-session");
     else if (a == "--ids") print_ids = true;
     else if (a == "--data") ro.data_files.push_back(value("--data"));
     else if (a == "--threads") ro.num_threads = static_cast<int>(number("--threads"));
@@ -127,23 +149,78 @@ int cmd_generate(int argc, char** argv) {
     std::fprintf(stderr, "pte-run: %s: the prompt is not valid UTF-8\n", prompt_file.empty() ? "prompt" : prompt_file.c_str());
     return 1;
   }
-  if (gc.sampling.temperature < 0 || gc.sampling.top_p < 0 || gc.sampling.top_p > 1 || gc.sampling.top_k < 0) {
-    std::fprintf(stderr, "pte-run: --temperature must be >= 0, --top-k >= 0 and --top-p in [0, 1]\n");
+  if (gc.sampling.temperature < 0 || gc.sampling.top_p < 0 || gc.sampling.top_p > 1 || gc.sampling.top_k < 0 ||
+      gc.sampling.min_p < 0 || gc.sampling.min_p > 1 || gc.sampling.repeat_penalty <= 0) {
+    std::fprintf(stderr, "pte-run: --temperature must be >= 0, --top-k >= 0, --top-p and --min-p in [0, 1], --repeat-penalty > 0\n");
     return 2;
   }
+  for (const auto& st : gc.stop)
+    if (st.empty() || !valid_utf8(st)) { std::fprintf(stderr, "pte-run: --stop needs a non-empty UTF-8 string\n"); return 2; }
 
   std::unique_ptr<TextRunner> runner;
   Status s = TextRunner::create(ro, &runner);
   if (!s) { std::fprintf(stderr, "pte-run: %s\n", s.message().c_str()); return 1; }
+  if (!load_path.empty()) {
+    s = load_session(*runner, load_path);
+    if (!s) { std::fprintf(stderr, "pte-run: %s\n", s.message().c_str()); return 1; }
+  }
   GenerationStats st;
   bool wrote = false;
   s = runner->generate(prompt, gc, [&](const std::string& t) {
+    if (json_out) return;
     std::fwrite(t.data(), 1, t.size(), stdout);
     std::fflush(stdout);
     wrote = true;
   }, &st);
-  if (wrote || s) std::fputc('\n', stdout);
+  // the line break goes out before anything on stderr (stdout is flushed: with both
+  // streams on one terminal or file, --stats must start on a line of its own)
+  if (!json_out && (wrote || s)) {
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+  }
   if (!s) { std::fprintf(stderr, "pte-run: %s\n", s.message().c_str()); return 1; }
+  if (!save_path.empty()) {
+    // the last sampled token was printed but not fed: feed it, so the session holds all
+    bool eos = st.stop_reason == "eos";
+    if (!eos && !st.tokens.empty() && runner->position() + 1 < runner->metadata().max_context_len) {
+      const float* logits = nullptr;
+      s = runner->prefill({st.tokens.back()}, &logits);
+      if (!s) { std::fprintf(stderr, "pte-run: %s\n", s.message().c_str()); return 1; }
+    }
+    s = save_session(*runner, save_path);
+    if (!s) { std::fprintf(stderr, "pte-run: %s\n", s.message().c_str()); return 1; }
+  }
+  double dec = st.generated_tokens > 1 && st.decode_ms > 0 ? (st.generated_tokens - 1) / (st.decode_ms / 1000.0) : 0;
+  double pre = st.prefill_ms > 0 ? st.prompt_tokens / (st.prefill_ms / 1000.0) : 0;
+  if (json_out) {
+    json::Value v = json::Value::object();
+    auto& m = v.members_mut();
+    auto ids = [](const std::vector<int32_t>& x) {
+      json::Value a = json::Value::array();
+      for (int32_t t : x) a.items_mut().push_back(json::Value(t));
+      return a;
+    };
+    m.emplace_back("text", json::Value(st.text));
+    m.emplace_back("prompt_ids", ids(st.prompt_ids));
+    m.emplace_back("generated_ids", ids(st.tokens));
+    m.emplace_back("stop_reason", json::Value(st.stop_reason));
+    json::Value sv = json::Value::object();
+    auto& sm = sv.members_mut();
+    sm.emplace_back("load_ms", json::Value(st.load_ms));
+    sm.emplace_back("prompt_tokens", json::Value(st.prompt_tokens));
+    sm.emplace_back("generated_tokens", json::Value(st.generated_tokens));
+    sm.emplace_back("first_token_ms", json::Value(st.ttft_ms));
+    sm.emplace_back("prefill_tokens_per_s", json::Value(pre));
+    sm.emplace_back("decode_tokens_per_s", json::Value(dec));
+    sm.emplace_back("peak_rss_mb", json::Value(st.peak_rss_kb / 1024.0));
+    sm.emplace_back("context_used", json::Value(static_cast<long long>(runner->position())));
+    sm.emplace_back("context_length", json::Value(static_cast<long long>(runner->metadata().max_context_len)));
+    m.emplace_back("stats", std::move(sv));
+    std::string out = json::write(v, 1);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+  }
   if (print_ids) {
     std::string line = "prompt ids:";
     for (int32_t id : st.prompt_ids) line += " " + std::to_string(id);
@@ -154,11 +231,10 @@ int cmd_generate(int argc, char** argv) {
   if (st.stop_reason == "context_full")
     std::fprintf(stderr, "pte-run: stopped: the context of %lld tokens is full\n", (long long)runner->metadata().max_context_len);
   if (stats) {
-    double dec = st.generated_tokens > 1 ? (st.generated_tokens - 1) / (st.decode_ms / 1000.0) : 0;
     std::fprintf(stderr,
                  "load %.1f ms | prompt %d tokens | first token %.1f ms | prefill %.2f tok/s | decode %.2f tok/s "
                  "(%d tokens) | peak RSS %.1f MB | stop: %s\n",
-                 st.load_ms, st.prompt_tokens, st.ttft_ms, st.prompt_tokens / (st.prefill_ms / 1000.0), dec,
+                 st.load_ms, st.prompt_tokens, st.ttft_ms, pre, dec,
                  st.generated_tokens, st.peak_rss_kb / 1024.0, st.stop_reason.c_str());
   }
   return 0;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bin/commands.h"
+#include "cache/kv_cache.h"
 #include "flatbuffers/flatbuffers.h"
 #include "interpreter/file_map.h"
 #include "interpreter/loader.h"
@@ -429,12 +430,61 @@ struct MethodMemory {
   uint64_t replanned = 0;  // arena bytes of our re-plan
   uint64_t copy_views = 0; // copy instructions run as views with the file's plan
   std::string error;       // why the method did not load
+  // the KV cache / persistent state (cache/kv_cache.h)
+  size_t state_tensors = 0;
+  uint64_t state_bytes = 0;
+  std::string state_dtype, state_shape;  // of the first tensor ("mixed" when they differ)
+  int64_t cache_positions = 0;           // 0: not a KV cache the runner can use
+  std::string cache_note;                // why not, when not
 };
 struct MemoryReport {
   bool present = false;
   std::vector<MethodMemory> methods;  // by method index
 };
 const MemoryReport* g_memory = nullptr;
+
+// First output of a constant method as an integer, if present.
+bool constant_int(const ProgramInfo& pi, const char* name, int64_t* out) {
+  for (const auto& m : pi.methods)
+    if (m.name == name && m.is_constant && !m.outputs.empty() && m.outputs[0].tag == Tag::Int) {
+      *out = m.outputs[0].int_value;
+      return true;
+    }
+  return false;
+}
+
+void describe_state(const ProgramInfo& pi, Method& method, MethodMemory* mm) {
+  std::vector<StateTensor> st = method.state_tensors();
+  mm->state_tensors = st.size();
+  for (const auto& x : st) {
+    const Tensor& t = *x.tensor;
+    std::string shape = "[";
+    for (int d = 0; d < t.dim; ++d) shape += (d ? "," : "") + std::to_string(t.sizes[d]);
+    shape += "]";
+    std::string dt = dtype_name(t.dtype);
+    if (mm->state_shape.empty()) mm->state_shape = shape, mm->state_dtype = dt;
+    else if (mm->state_shape != shape) mm->state_shape = "(mixed shapes)";
+    if (mm->state_dtype != dt) mm->state_dtype = "mixed";
+    mm->state_bytes += t.nbytes();
+  }
+  if (st.empty()) return;
+  int64_t ctx = 0;
+  if (!constant_int(pi, "get_max_context_len", &ctx) && !constant_int(pi, "get_max_seq_len", &ctx)) {
+    mm->cache_note = "no get_max_context_len / get_max_seq_len: positions unknown";
+    return;
+  }
+  std::unique_ptr<KvCache> cache;
+  Status s = KvCache::attach(method, ctx, &cache);
+  if (!s) {
+    mm->cache_note = s.message();
+    return;
+  }
+  if (!cache->unsupported().empty()) {
+    mm->cache_note = cache->unsupported();
+    return;
+  }
+  mm->cache_positions = cache->capacity();
+}
 
 const MethodMemory* memory_of(const ProgramInfo& pi, const MethodInfo& m) {
   if (!g_memory || !g_memory->present) return nullptr;
@@ -530,6 +580,16 @@ void print_text(const std::string& file, const Program& program, const BundleInf
         if (mm->file_arena != mm->file_plan) r += "; loaded with the file's plan: " + bytes_text(mm->file_arena);
         t.row({"re-planned memory", r + ")"});
         t.row({"copies as views", std::to_string(mm->copy_views) + " copy instructions run as views (no bytes moved)"});
+        if (mm->state_tensors == 0) {
+          t.row({"KV cache", "none (no persistent state in this method)"});
+        } else {
+          std::string c = std::to_string(mm->state_tensors) + " tensors";
+          if (mm->cache_positions) c += " (" + std::to_string(mm->state_tensors / 2) + " layers, K and V)";
+          c += ", " + mm->state_dtype + " " + mm->state_shape + ", " + bytes_text(mm->state_bytes) + ", in mutable buffers";
+          if (mm->cache_positions) c += ", " + std::to_string(mm->cache_positions) + " positions";
+          else if (!mm->cache_note.empty()) c += " (" + shown(mm->cache_note, 200) + ")";
+          t.row({"KV cache", c});
+        }
       }
     }
     size_t mo, bd;
@@ -698,6 +758,15 @@ Value program_json(const std::string& file, const Program& program, const Bundle
         r.set("file_plan_arena_bytes", Value(static_cast<unsigned long long>(mm->file_arena)));
         r.set("replanned_bytes", Value(static_cast<unsigned long long>(mm->replanned)));
         r.set("copies_as_views", Value(static_cast<unsigned long long>(mm->copy_views)));
+        Value& kv = r.set("kv_cache", Value::object());
+        kv.set("where", Value(mm->state_tensors ? "mutable buffers" : "none"));
+        kv.set("tensors", Value(static_cast<unsigned long long>(mm->state_tensors)));
+        kv.set("layers", Value(static_cast<unsigned long long>(mm->cache_positions ? mm->state_tensors / 2 : 0)));
+        kv.set("dtype", Value(mm->state_dtype));
+        kv.set("shape", Value(mm->state_shape));
+        kv.set("bytes", Value(static_cast<unsigned long long>(mm->state_bytes)));
+        kv.set("positions", Value(static_cast<long long>(mm->cache_positions)));
+        if (!mm->cache_note.empty()) kv.set("note", Value(mm->cache_note));
       } else {
         r.set("error", Value(mm->error));
       }
@@ -884,6 +953,7 @@ int cmd_info(int argc, char** argv) {
       if (ls) {
         mm.file_arena = method->arena_bytes();
         mm.copy_views = method->copies_as_views();
+        describe_state(pi, *method, &mm);
         method.reset();
         mo.replan_memory = true;
         ls = program->load_method(m.name, mo, &method);

@@ -11,6 +11,7 @@ void usage(std::FILE* f) {
                "usage:\n"
                "  pte-run MODEL.pte \"prompt\" [options]        generate text (see pte-run generate --help)\n"
                "  pte-run T5.pte \"text\" | WHISPER.pte speech.wav [options]   encoder-decoder models\n"
+               "  pte-run chat MODEL.pte [options]               interactive chat (see pte-run chat --help)\n"
                "  pte-run info MODEL.pte [--data F.ptd]... [--json]\n"
                "  pte-run run MODEL.pte [--method NAME] [--data F.ptd]... [--input SPEC]... [--json] [--save-outputs DIR]\n"
                "  pte-run verify FILE.bpte [--atol A] [--rtol R]\n");
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
     if (argc > 2 && pte::cli::is_seq2seq_file(argv[2])) return pte::cli::cmd_seq2seq(argc - 1, argv + 1);
     return pte::cli::cmd_generate(argc - 1, argv + 1);
   }
+  if (!std::strcmp(cmd, "chat")) return pte::cli::cmd_chat(argc - 1, argv + 1);
   if (pte::cli::is_seq2seq_file(cmd)) return pte::cli::cmd_seq2seq(argc, argv);  // T5, Bart, Whisper
   return pte::cli::cmd_generate(argc, argv);
 }

@@ -70,6 +70,12 @@ class MethodImpl final : public Method {
   std::vector<OpTiming> profile() const override;
   void set_observer(InstructionObserver fn, void* user) override { observer_ = fn, observer_user_ = user; }
 
+  std::vector<StateTensor> state_tensors() override {
+    std::vector<StateTensor> r;
+    for (int32_t v : state_values_) r.push_back({static_cast<size_t>(v), values_[static_cast<size_t>(v)].t});
+    return r;
+  }
+
   // True when the arenas come from our re-plan rather than the file.
   bool replanned() const { return replanned_; }
 
@@ -104,6 +110,7 @@ class MethodImpl final : public Method {
   std::unique_ptr<BackendWorkspace> backend_workspace_;  // shared scratch of the delegates
   std::vector<std::unique_ptr<BackendInstance>> backends_;
   std::vector<int32_t> inputs_, outputs_;
+  std::vector<int32_t> state_values_;   // persistent state (Method::state_tensors)
   std::vector<uint8_t> input_set_;
 
   std::vector<planner::Arena> arenas_;

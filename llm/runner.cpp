@@ -1,4 +1,5 @@
 #include "llm/runner.h"
+#include "llm/session.h"
 #include "util/proc_stats.h"
 
 #include <sys/resource.h>
@@ -31,25 +32,6 @@ bool const_int(const ProgramInfo& info, const char* name, int64_t* out) {
   return false;
 }
 
-// A string literal of the template that opens with `start` (e.g. the default system
-// turn of ChatML templates), unescaped; empty when there is none.
-std::string template_literal(const std::string& tpl, const std::string& start) {
-  size_t at = tpl.find(start);
-  if (at == std::string::npos || at == 0) return "";
-  char q = tpl[at - 1];
-  if (q != '\'' && q != '"') return "";
-  std::string lit;
-  for (size_t i = at; i < tpl.size() && tpl[i] != q; ++i) {
-    if (tpl[i] == '\\' && i + 1 < tpl.size()) {
-      char c = tpl[++i];
-      lit += c == 'n' ? '\n' : c == 't' ? '\t' : c;
-    } else {
-      lit += tpl[i];
-    }
-  }
-  return lit;
-}
-
 }  // namespace
 
 Status TextRunner::create(const RunnerOptions& options, std::unique_ptr<TextRunner>* out) {
@@ -70,6 +52,8 @@ Status TextRunner::create(const RunnerOptions& options, std::unique_ptr<TextRunn
   mo.last_row_of_output_only = true;  // only the last position's logits are sampled
   PTE_TRY(r->program_->load_method(options.method, mo, &r->method_));
   PTE_TRY(r->read_metadata().context(options.model_path));
+  PTE_TRY(KvCache::attach(*r->method_, r->meta_.max_context_len, &r->cache_).context(options.model_path));
+  r->model_path_ = options.model_path;
   r->load_ms_ = now_ms() - t0;
   *out = std::move(r);
   return Status::ok();
@@ -130,34 +114,29 @@ Status TextRunner::read_metadata() {
 }
 
 Status TextRunner::render_prompt(const std::string& prompt, bool chat, std::string* out) const {
+  return render_prompt(prompt, chat, "", out);
+}
+
+Status TextRunner::render_prompt(const std::string& prompt, bool chat, const std::string& system, std::string* out) const {
   if (!chat) {
     *out = prompt;
     return Status::ok();
   }
-  const std::string& tpl = tok_->chat_template();
-  if (tpl.empty()) return Status::error("--chat: the tokenizer has no chat template (tokenizer_config.json)");
-  if (tpl.find("<|im_start|>") != std::string::npos) {  // ChatML (SmolLM2, Qwen)
-    std::string sys = template_literal(tpl, "<|im_start|>system");
-    if (sys.find("{{") != std::string::npos || sys.find("message") != std::string::npos) sys.clear();
-    *out = sys + "<|im_start|>user\n" + prompt + "<|im_end|>\n<|im_start|>assistant\n";
-  } else if (tpl.find("<|start_header_id|>") != std::string::npos) {  // Llama 3
-    *out = "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\n" + prompt +
-           "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n";
-  } else if (tpl.find("<start_of_turn>") != std::string::npos) {  // Gemma
-    *out = "<bos><start_of_turn>user\n" + prompt + "<end_of_turn>\n<start_of_turn>model\n";
-  } else if (tpl.find("[INST]") != std::string::npos) {  // Llama 2 / Mistral
-    *out = "<s>[INST] " + prompt + " [/INST]";
-  } else {
-    return Status::error("--chat: this chat template is not one pte-run can render (ChatML, Llama 3, Gemma, [INST])");
+  if (!chat_) {
+    Status s = ChatTemplate::for_tokenizer(*tok_, &chat_);
+    if (!s) return s.context("--chat");
   }
-  return Status::ok();
+  std::vector<ChatMessage> messages;
+  if (!system.empty()) messages.push_back({"system", system});
+  messages.push_back({"user", prompt});
+  return chat_->render(messages, /*add_generation_prompt=*/true, out);
 }
 
 Status TextRunner::forward(const int32_t* ids, int64_t n, const float** logits) {
   if (meta_.use_kv_cache) {
     for (int64_t i = 0; i < n; ++i) {
       tokens_buf_[i] = ids[i];
-      pos_buf_[i] = pos_ + i;
+      pos_buf_[i] = cache_->length() + i;
     }
   }
   Tensor tokens;
@@ -205,49 +184,157 @@ Status TextRunner::forward(const int32_t* ids, int64_t n, const float** logits) 
   return Status::ok();
 }
 
+Status TextRunner::encode_prompt(const std::string& prompt, const GenerationConfig& config, std::vector<int32_t>* ids) const {
+  std::string text;
+  PTE_TRY(render_prompt(prompt, config.chat, config.system_prompt, &text));
+  // apply_chat_template(tokenize=True) encodes without the post-processor's specials
+  PTE_TRY(tok_->encode(text, /*add_special_tokens=*/!config.chat && position() == 0, ids));
+  if (ids->empty()) return Status::error("the prompt encodes to no tokens");
+  return Status::ok();
+}
+
 Status TextRunner::generate(const std::string& prompt, const GenerationConfig& config,
                             const std::function<void(const std::string&)>& on_text, GenerationStats* stats) {
+  std::vector<int32_t> ids;
+  PTE_TRY(encode_prompt(prompt, config, &ids));
+  return generate_ids(ids, config, on_text, stats);
+}
+
+void TextRunner::reset() {
+  cache_->reset();
+  history_.clear();
+}
+
+Status TextRunner::rewind(int64_t pos) {
+  if (pos < 0 || pos > static_cast<int64_t>(history_.size()))
+    return Status::error("cannot go back to position " + std::to_string(pos) + ": the conversation holds " + std::to_string(history_.size()) + " tokens");
+  if (meta_.use_kv_cache) PTE_TRY(cache_->rewind(pos));
+  history_.resize(static_cast<size_t>(pos));
+  return Status::ok();
+}
+
+Status TextRunner::identity(std::string* out) {
+  if (program_hash_.empty()) PTE_TRY(file_identity(model_path_, &program_hash_));
+  *out = program_hash_;
+  return Status::ok();
+}
+
+Status TextRunner::restore(const std::vector<int32_t>& tokens, const uint8_t* cache_data, size_t cache_bytes) {
+  if (static_cast<int64_t>(tokens.size()) >= meta_.max_context_len)
+    return Status::error("the saved conversation (" + std::to_string(tokens.size()) + " tokens) does not fit the context of " +
+                         std::to_string(meta_.max_context_len));
+  if (meta_.use_kv_cache) PTE_TRY(cache_->restore(cache_data, cache_bytes, static_cast<int64_t>(tokens.size())));
+  history_ = tokens;
+  return Status::ok();
+}
+
+Status TextRunner::prefill(const std::vector<int32_t>& ids, const float** logits) {
+  if (ids.empty()) return Status::error("nothing to prefill");
+  if (position() + static_cast<int64_t>(ids.size()) >= meta_.max_context_len)
+    return Status::error("the prompt (" + std::to_string(ids.size()) + " tokens) does not fit the context of " +
+                         std::to_string(meta_.max_context_len) + " tokens" +
+                         (position() ? " after the " + std::to_string(position()) + " of the conversation so far" : ""));
+  if (meta_.use_kv_cache) {
+    const int64_t start = position();
+    for (size_t at = 0; at < ids.size();) {
+      int64_t n = std::min<int64_t>(meta_.prefill_chunk, static_cast<int64_t>(ids.size() - at));
+      Status s = forward(ids.data() + at, n, logits);
+      if (!s) {  // what was written of this prompt is given back
+        (void)rewind(start);
+        return s;
+      }
+      cache_->advance(n);
+      history_.insert(history_.end(), ids.begin() + static_cast<long>(at), ids.begin() + static_cast<long>(at) + n);
+      at += static_cast<size_t>(n);
+    }
+  } else {
+    std::vector<int32_t> all = history_;
+    all.insert(all.end(), ids.begin(), ids.end());
+    if (all.size() > tokens_buf_.size()) return Status::error("the prompt is longer than the model's input bound");
+    for (size_t i = 0; i < all.size(); ++i) tokens_buf_[i] = all[i];
+    PTE_TRY(forward(all.data(), static_cast<int64_t>(all.size()), logits));
+    history_ = all;
+  }
+  return Status::ok();
+}
+
+Status TextRunner::step(int32_t id, const float** logits) {
+  if (meta_.use_kv_cache) {
+    PTE_TRY(forward(&id, 1, logits));
+    cache_->advance(1);
+    history_.push_back(id);
+    return Status::ok();
+  }
+  std::vector<int32_t> one{id};
+  return prefill(one, logits);
+}
+
+namespace {
+
+// Longest suffix of `text` that is a proper prefix of one of `stops`.
+size_t held_back(const std::string& text, const std::vector<std::string>& stops) {
+  size_t best = 0;
+  for (const auto& s : stops)
+    for (size_t n = std::min(s.size() - 1, text.size()); n > best; --n)
+      if (text.compare(text.size() - n, n, s, 0, n) == 0) { best = n; break; }
+  return best;
+}
+
+}  // namespace
+
+Status TextRunner::generate_ids(const std::vector<int32_t>& ids, const GenerationConfig& config,
+                                const std::function<void(const std::string&)>& on_text, GenerationStats* stats) {
   GenerationStats st;
   st.load_ms = load_ms_;
-  std::string text;
-  PTE_TRY(render_prompt(prompt, config.chat, &text));
-  std::vector<int32_t> ids;
-  PTE_TRY(tok_->encode(text, /*add_special_tokens=*/!config.chat, &ids));
-  if (ids.empty()) return Status::error("the prompt encodes to no tokens");
   st.prompt_tokens = static_cast<int>(ids.size());
   st.prompt_ids = ids;
-  if (pos_ + static_cast<int64_t>(ids.size()) >= meta_.max_context_len)
-    return Status::error("the prompt (" + std::to_string(ids.size()) + " tokens) does not fit the context of " +
-                         std::to_string(meta_.max_context_len) + " tokens" + (pos_ ? " after the conversation so far" : ""));
-  if (!meta_.use_kv_cache && static_cast<int64_t>(ids.size()) > static_cast<int64_t>(tokens_buf_.size()))
-    return Status::error("the prompt is longer than the model's input bound");
+  st.start_position = position();
+  for (const auto& s : config.stop)
+    if (s.empty()) return Status::error("--stop: an empty stop string");
   sampler_.build(static_cast<int32_t>(meta_.vocab_size), config.sampling);
 
   double t0 = now_ms();
   const float* logits = nullptr;
-  std::vector<int32_t> history;  // only for models without a KV cache
-  if (meta_.use_kv_cache) {
-    for (size_t at = 0; at < ids.size();) {
-      int64_t n = std::min<int64_t>(meta_.prefill_chunk, static_cast<int64_t>(ids.size() - at));
-      PTE_TRY(forward(ids.data() + at, n, &logits));
-      pos_ += n;
-      at += static_cast<size_t>(n);
-    }
-  } else {
-    history = ids;
-    for (size_t i = 0; i < history.size(); ++i) tokens_buf_[i] = history[i];
-    PTE_TRY(forward(history.data(), static_cast<int64_t>(history.size()), &logits));
-    pos_ = static_cast<int64_t>(history.size());
-  }
+  PTE_TRY(prefill(ids, &logits));
   double t_prefill = now_ms();
   st.prefill_ms = t_prefill - t0;
 
   TokenStream stream(*tok_);
-  std::string chunk;
+  std::string chunk, text;  // text: everything decoded so far; `sent` of it went out
+  size_t sent = 0;
+  auto emit_upto = [&](size_t end) {
+    if (end > sent) {
+      on_text(text.substr(sent, end - sent));
+      sent = end;
+    }
+  };
+  bool stopped_by_string = false;
+  auto take = [&](const std::string& piece) {
+    text += piece;
+    if (!config.stop.empty()) {
+      size_t from = sent > 0 ? sent : 0;
+      size_t cut = std::string::npos;
+      for (const auto& s : config.stop) {
+        size_t look = from >= s.size() ? from - s.size() + 1 : 0;
+        size_t at = text.find(s, look);
+        if (at != std::string::npos && at < cut) cut = at;
+      }
+      if (cut != std::string::npos) {
+        emit_upto(std::max(cut, sent));
+        text.resize(std::max(cut, sent));
+        stopped_by_string = true;
+        return;
+      }
+      emit_upto(text.size() - held_back(text, config.stop));
+    } else {
+      emit_upto(text.size());
+    }
+  };
   int limit = config.max_new_tokens;
   st.stop_reason = "max_new_tokens";
+  std::vector<int32_t> recent = history_;  // for the repetition penalty
   for (int produced = 0; limit < 0 || produced < limit; ++produced) {
-    int32_t next = sampler_.sample(logits);
+    int32_t next = sampler_.sample(logits, recent);
     if (produced == 0) st.ttft_ms = now_ms() - t0;
     ++st.generated_tokens;
     st.tokens.push_back(next);
@@ -257,26 +344,28 @@ Status TextRunner::generate(const std::string& prompt, const GenerationConfig& c
       break;
     }
     PTE_TRY(stream.step(next, &chunk));
-    if (!chunk.empty()) on_text(chunk);
+    if (!chunk.empty()) take(chunk);
+    if (stopped_by_string) {
+      st.stop_reason = "stop_string";
+      break;
+    }
     if (limit >= 0 && produced + 1 >= limit) break;
-    if (pos_ >= meta_.max_context_len || (!meta_.use_kv_cache && history.size() + 1 > tokens_buf_.size())) {
+    if (position() >= meta_.max_context_len || (!meta_.use_kv_cache && history_.size() + 1 > tokens_buf_.size())) {
       st.stop_reason = "context_full";
       break;
     }
-    if (meta_.use_kv_cache) {
-      PTE_TRY(forward(&next, 1, &logits));
-      pos_ += 1;
-    } else {
-      history.push_back(next);
-      for (size_t i = 0; i < history.size(); ++i) tokens_buf_[i] = history[i];
-      PTE_TRY(forward(history.data(), static_cast<int64_t>(history.size()), &logits));
-      pos_ = static_cast<int64_t>(history.size());
-    }
+    PTE_TRY(step(next, &logits));
+    recent.push_back(next);
   }
-  std::string rest = stream.flush();
-  if (!rest.empty()) on_text(rest);
+  if (!stopped_by_string) {
+    std::string rest = stream.flush();
+    if (!rest.empty()) take(rest);
+    if (!stopped_by_string) emit_upto(text.size());
+  }
+  st.text = text;
   st.decode_ms = now_ms() - t_prefill;
   st.peak_rss_kb = peak_rss_kb();
+  st.end_position = position();
   if (stats) *stats = st;
   return Status::ok();
 }

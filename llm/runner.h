@@ -3,9 +3,10 @@
 // Works with both forward signatures in use:
 //   forward(input_ids i64[1,S], cache_position i64[S]) -> logits [1,S,V]   (transformers, optimum)
 //   forward(tokens i64[1,S], input_pos i64[1]) -> logits [1,(S),V]          (ExecuTorch's LLM export)
-// The KV cache lives in the method's mutable buffers; the runner only tracks the
-// position. Prefill is one call per chunk when the token input has a dynamic length,
-// one call per token otherwise.
+// The KV cache (cache/kv_cache.h) lives in the method's mutable buffers; the runner
+// keeps the token ids it holds, so a conversation can continue, step back (rewind) or be
+// saved. Prefill is one call per chunk when the token input has a dynamic length, one
+// call per token otherwise.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -13,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "cache/kv_cache.h"
+#include "chat/chat_template.h"
 #include "llm/sampler.h"
 #include "pte/program.h"
 #include "pte/tokenizer.h"
@@ -31,14 +34,18 @@ struct GenerationConfig {
   int max_new_tokens = 256;  // < 0: until EOS or the context is full
   SamplerConfig sampling;
   bool chat = false;         // wrap the prompt with the model's chat template
+  std::string system_prompt;  // with chat: a system message before the prompt
   bool ignore_eos = false;
+  std::vector<std::string> stop;  // generation ends before the first of these in the text
 };
 
 struct GenerationStats {
   double load_ms = 0, prefill_ms = 0, decode_ms = 0, ttft_ms = 0;
   int prompt_tokens = 0, generated_tokens = 0;
   long peak_rss_kb = 0;
-  std::string stop_reason;  // "eos", "max_new_tokens", "context_full"
+  std::string stop_reason;  // "eos", "max_new_tokens", "context_full", "stop_string"
+  int64_t start_position = 0, end_position = 0;  // tokens in the cache before / after
+  std::string text;                 // what was streamed (cut before a stop string)
   std::vector<int32_t> prompt_ids;  // the prompt as encoded
   std::vector<int32_t> tokens;      // the generated ids, a final EOS included
 };
@@ -64,24 +71,50 @@ class TextRunner {
   // UTF-8 character). The prompt is added to what the cache already holds.
   Status generate(const std::string& prompt, const GenerationConfig& config,
                   const std::function<void(const std::string&)>& on_text, GenerationStats* stats);
-  // Forgets the conversation (position back to 0).
-  void reset() { pos_ = 0; }
+  // The same from token ids: prefills `ids` after what the cache holds, then samples.
+  // The last sampled token is not fed back (the cache holds the prompt and every
+  // generated token but the last).
+  Status generate_ids(const std::vector<int32_t>& ids, const GenerationConfig& config,
+                      const std::function<void(const std::string&)>& on_text, GenerationStats* stats);
+  // The prompt's ids (chat template applied when config.chat).
+  Status encode_prompt(const std::string& prompt, const GenerationConfig& config, std::vector<int32_t>* ids) const;
+  // Appends ids to the cache; `logits` gets the last position's.
+  Status prefill(const std::vector<int32_t>& ids, const float** logits);
+
+  // Forgets the conversation (cache zeroed, position 0).
+  void reset();
+  // Back to the first `pos` tokens (the cache forgets the rest).
+  Status rewind(int64_t pos);
+  // Puts back a saved conversation: its tokens and the cache contents KvCache::save gave.
+  Status restore(const std::vector<int32_t>& tokens, const uint8_t* cache_data, size_t cache_bytes);
+  int64_t position() const { return static_cast<int64_t>(history_.size()); }
+  const std::vector<int32_t>& tokens() const { return history_; }  // ids in the cache
+  const KvCache& cache() const { return *cache_; }
+  // Identity of the program file (size, and a hash of its bytes), for saved sessions;
+  // computed on first use.
+  Status identity(std::string* out);
 
   const ModelMetadata& metadata() const { return meta_; }
   const Tokenizer& tokenizer() const { return *tok_; }
-  // The prompt as the model will see it (chat template applied when asked).
+  // The prompt as the model will see it (chat template applied when asked: the
+  // tokenizer's Jinja template, rendered as transformers' apply_chat_template).
   Status render_prompt(const std::string& prompt, bool chat, std::string* out) const;
+  Status render_prompt(const std::string& prompt, bool chat, const std::string& system, std::string* out) const;
 
  private:
   Status read_metadata();
   Status forward(const int32_t* ids, int64_t n, const float** logits);
+  Status step(int32_t id, const float** logits);
 
   std::unique_ptr<Program> program_;
   std::unique_ptr<Method> method_;
   std::unique_ptr<Tokenizer> tok_;
+  mutable std::unique_ptr<ChatTemplate> chat_;  // parsed on first use
   ModelMetadata meta_;
   double load_ms_ = 0;
-  int64_t pos_ = 0;
+  std::unique_ptr<KvCache> cache_;
+  std::vector<int32_t> history_;  // the ids the cache holds, in order
+  std::string program_hash_, model_path_;
   std::vector<int64_t> tokens_buf_, pos_buf_;
   std::vector<float> logits_buf_;
   Sampler sampler_;

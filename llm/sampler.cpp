@@ -12,6 +12,26 @@ void Sampler::build(int32_t vocab_size, const SamplerConfig& config) {
   if (state_ == 0) state_ = 1;
   probs_.assign(static_cast<size_t>(vocab_size), 0.f);
   order_.assign(static_cast<size_t>(vocab_size), 0);
+  bool penalty = config.repeat_penalty != 1.f && config.repeat_last_n != 0;
+  work_.assign(penalty ? static_cast<size_t>(vocab_size) : 0, 0.f);
+  seen_.assign(penalty ? static_cast<size_t>(vocab_size) : 0, 0);
+}
+
+int32_t Sampler::sample(const float* logits, const std::vector<int32_t>& history) {
+  if (work_.empty()) return sample(logits);
+  std::copy(logits, logits + vocab_, work_.begin());
+  size_t n = history.size();
+  size_t from = cfg_.repeat_last_n < 0 || static_cast<size_t>(cfg_.repeat_last_n) >= n ? 0 : n - static_cast<size_t>(cfg_.repeat_last_n);
+  for (size_t i = from; i < n; ++i) {
+    int32_t id = history[i];
+    if (id < 0 || id >= vocab_ || seen_[id]) continue;
+    seen_[id] = 1;
+    float& l = work_[id];
+    l = l > 0 ? l / cfg_.repeat_penalty : l * cfg_.repeat_penalty;
+  }
+  for (size_t i = from; i < n; ++i)
+    if (history[i] >= 0 && history[i] < vocab_) seen_[history[i]] = 0;
+  return sample(work_.data());
 }
 
 float Sampler::uniform() {
@@ -35,6 +55,15 @@ int32_t Sampler::sample(const float* logits) {
   double sum = 0;
   for (int32_t i = 0; i < vocab_; ++i) sum += probs_[i] = std::exp((logits[i] - mx) * inv_t);
   for (int32_t i = 0; i < vocab_; ++i) probs_[i] = static_cast<float>(probs_[i] / sum);
+  if (cfg_.min_p > 0.f) {  // the top probability is exp(0) / sum
+    float floor_p = cfg_.min_p * static_cast<float>(1.0 / sum);
+    double kept = 0;
+    for (int32_t i = 0; i < vocab_; ++i) {
+      if (probs_[i] < floor_p) probs_[i] = 0.f;
+      kept += probs_[i];
+    }
+    for (int32_t i = 0; i < vocab_; ++i) probs_[i] = static_cast<float>(probs_[i] / kept);
+  }
 
   // Candidates in order of probability, cut by top-k and then top-p.
   int32_t n = vocab_;

@@ -25,6 +25,8 @@ class Impl {
   int32_t bos_id = -1;
   std::vector<int32_t> eos_ids;
   std::string chat_template;
+  // named special tokens of tokenizer_config.json (bos_token, eos_token, ...), in that order
+  std::vector<std::pair<std::string, std::string>> special_tokens_map;
 };
 
 // Loaders. `path` is named in messages as given.

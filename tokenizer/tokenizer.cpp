@@ -92,6 +92,8 @@ void apply_configs(const std::string& dir, tok::Impl* impl) {
         impl->eos_ids = eos;
       }
     }
+    for (const char* key : {"bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"})
+      if (const std::string* t = config_token(cfg, key)) impl->special_tokens_map.emplace_back(key, *t);
     if (const json::Value* ct = cfg.find("chat_template")) {
       if (ct->is_string()) {
         impl->chat_template = ct->as_string();
@@ -201,6 +203,9 @@ std::string Tokenizer::id_to_token(int32_t id) const { return impl_->id_to_token
 int32_t Tokenizer::token_to_id(std::string_view token) const { return impl_->token_to_id(token); }
 bool Tokenizer::is_special(int32_t id) const { return impl_->is_special(id); }
 const std::string& Tokenizer::chat_template() const { return impl_->chat_template; }
+const std::vector<std::pair<std::string, std::string>>& Tokenizer::special_tokens_map() const {
+  return impl_->special_tokens_map;
+}
 std::string Tokenizer::kind() const { return impl_->kind(); }
 
 // ------------------------------------------------------------------ TokenStream

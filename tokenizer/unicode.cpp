@@ -141,25 +141,33 @@ uint8_t combining_class(char32_t c) {
   return static_cast<uint8_t>(run_value(kCccRuns, c, 8));
 }
 
+// Alignments follow the reference (NormalizedString::transform over the changes that
+// unicode-normalization-alignments reports): every decomposed character carries a
+// change (0 for the first of its source character, +1 for the others), canonical
+// reordering moves the changes with the characters, composing folds a character's
+// change into its starter (-1); then the output is walked in order, a character with
+// change <= 0 taking the alignment of the next source character (and skipping the
+// ones it absorbed), an inserted one (+1) that of the previous. So alignment is
+// positional: "\u0315\u0300" reordered to "\u0300\u0315" aligns U+0300 with offset 0.
 void normalize(NormForm form, const std::u32string& in, const std::vector<uint32_t>* in_align,
                std::u32string* out, std::vector<uint32_t>* out_align) {
   bool compat = form == NormForm::NFKC || form == NormForm::NFKD;
   bool compose = form == NormForm::NFC || form == NormForm::NFKC;
   std::u32string d;
-  std::vector<uint32_t> da;
+  std::vector<int32_t> dc;  // change per decomposed character
   d.reserve(in.size());
-  std::vector<uint32_t>* dap = out_align ? &da : nullptr;
+  dc.reserve(in.size());
+  std::vector<uint32_t> scratch;
   for (size_t i = 0; i < in.size(); ++i) {
     char32_t c = in[i];
-    uint32_t a = in_align ? (*in_align)[i] : 0;
-    if (c < 0xC0) {  // nothing below U+00C0 decomposes (U+00A0.. are compatibility only)
-      if (!compat || c < 0xA0) {
-        d.push_back(c);
-        if (dap) dap->push_back(a);
-        continue;
-      }
+    size_t before = d.size();
+    if (c < 0xC0 && (!compat || c < 0xA0)) {  // nothing below U+00C0 decomposes (U+00A0.. are compatibility only)
+      d.push_back(c);
+    } else {
+      scratch.clear();
+      decompose(c, compat, 0, &d, &scratch);
     }
-    decompose(c, compat, a, &d, dap);
+    for (size_t k = before; k < d.size(); ++k) dc.push_back(k == before ? 0 : 1);
   }
   // Canonical ordering: stable sort of each run of non-starters by class.
   for (size_t i = 0; i < d.size();) {
@@ -173,51 +181,69 @@ void normalize(NormForm form, const std::u32string& in, const std::vector<uint32
       // insertion sort keeps equal classes in order; runs are short
       for (size_t k = i + 1; k < j; ++k) {
         char32_t ch = d[k];
-        uint32_t al = dap ? da[k] : 0;
+        int32_t chg = dc[k];
         uint8_t cc = combining_class(ch);
         size_t m = k;
         while (m > i && combining_class(d[m - 1]) > cc) {
           d[m] = d[m - 1];
-          if (dap) da[m] = da[m - 1];
+          dc[m] = dc[m - 1];
           --m;
         }
         d[m] = ch;
-        if (dap) da[m] = al;
+        dc[m] = chg;
       }
     }
     i = j;
   }
-  if (!compose) {
-    *out = std::move(d);
-    if (out_align) *out_align = std::move(da);
-    return;
-  }
   std::u32string r;
-  std::vector<uint32_t> ra;
-  r.reserve(d.size());
-  long starter = -1;
-  uint8_t last_cc = 0;
-  for (size_t i = 0; i < d.size(); ++i) {
-    char32_t c = d[i];
-    uint8_t cc = combining_class(c);
-    if (starter >= 0) {
-      bool adjacent = static_cast<long>(r.size()) - 1 == starter;
-      bool blocked = !adjacent && (last_cc == 0 || last_cc >= cc);
-      if (!blocked) {
-        char32_t p = compose_pair(r[static_cast<size_t>(starter)], c);
-        if (p) {
-          r[static_cast<size_t>(starter)] = p;
-          continue;
+  std::vector<int32_t> rc;
+  if (!compose) {
+    r = std::move(d);
+    rc = std::move(dc);
+  } else {
+    r.reserve(d.size());
+    rc.reserve(d.size());
+    long starter = -1;
+    uint8_t last_cc = 0;
+    for (size_t i = 0; i < d.size(); ++i) {
+      char32_t c = d[i];
+      uint8_t cc = combining_class(c);
+      if (starter >= 0) {
+        bool adjacent = static_cast<long>(r.size()) - 1 == starter;
+        bool blocked = !adjacent && (last_cc == 0 || last_cc >= cc);
+        if (!blocked) {
+          char32_t p = compose_pair(r[static_cast<size_t>(starter)], c);
+          if (p) {
+            r[static_cast<size_t>(starter)] = p;
+            rc[static_cast<size_t>(starter)] += dc[i] - 1;
+            continue;
+          }
         }
       }
+      if (cc == 0) starter = static_cast<long>(r.size());
+      r.push_back(c);
+      rc.push_back(dc[i]);
+      last_cc = cc;
     }
-    if (cc == 0) starter = static_cast<long>(r.size());
-    r.push_back(c);
-    if (out_align) ra.push_back(da[i]);
-    last_cc = cc;
+  }
+  if (out_align) {
+    std::vector<uint32_t> ra(r.size(), 0);
+    size_t offset = 0;
+    auto src = [&](size_t k) -> uint32_t {
+      if (!in_align || in_align->empty()) return 0;
+      return (*in_align)[std::min(k, in_align->size() - 1)];
+    };
+    for (size_t k = 0; k < r.size(); ++k) {
+      if (rc[k] > 0) {
+        ra[k] = src(offset > 0 ? offset - 1 : 0);
+      } else {
+        ra[k] = src(offset);
+        offset += 1 + static_cast<size_t>(-rc[k]);
+      }
+    }
+    *out_align = std::move(ra);
   }
   *out = std::move(r);
-  if (out_align) *out_align = std::move(ra);
 }
 
 // ------------------------------------------------------------------ UTF-8

@@ -51,8 +51,8 @@ uint8_t combining_class(char32_t c);
 
 enum class NormForm { NFC, NFD, NFKC, NFKD };
 // Normalizes `in`. `in_align`/`out_align` (may be null) carry one value per code
-// point; every output code point takes the value of the input code point it comes
-// from (a composite takes its starter's).
+// point, assigned positionally as the reference does (see unicode.cpp): reordered
+// combining marks do not carry their source's value with them.
 void normalize(NormForm form, const std::u32string& in, const std::vector<uint32_t>* in_align,
                std::u32string* out, std::vector<uint32_t>* out_align);
 

@@ -153,6 +153,13 @@ class Program {
                              std::unique_ptr<Method>* out) = 0;
 };
 
+// A tensor whose contents persist between execute() calls: a mutable buffer such as a
+// KV cache (memory the method reads before any of its instructions writes it).
+struct StateTensor {
+  size_t value = 0;          // index in the method's value table
+  Tensor* tensor = nullptr;  // data may be read and written between calls
+};
+
 class Method {
  public:
   virtual ~Method() = default;
@@ -168,6 +175,8 @@ class Method {
   virtual size_t num_outputs() const = 0;
   // Valid until the next execute().
   virtual const EValue& output(size_t index) const = 0;
+  // The method's persistent state, in value order (empty when it has none).
+  virtual std::vector<StateTensor> state_tensors() { return {}; }
   // Arena bytes in use (file plan or our re-plan) and the file's own plan.
   virtual size_t arena_bytes() const = 0;
   // Copy instructions that run as views (MethodOptions::copies_as_views).

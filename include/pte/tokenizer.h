@@ -19,6 +19,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pte/status.h"
@@ -80,6 +81,9 @@ class Tokenizer {
   // The chat template from tokenizer_config.json ("" when none). Rendering it is
   // the caller's business.
   const std::string& chat_template() const;
+  // The named special tokens of tokenizer_config.json ("bos_token" -> "<s>", ...), as
+  // chat templates see them.
+  const std::vector<std::pair<std::string, std::string>>& special_tokens_map() const;
   // "tokenizer.json (BPE)", "llama2.c tokenizer.bin", "tiktoken", ...
   std::string kind() const;
 

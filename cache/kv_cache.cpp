@@ -1,0 +1,126 @@
+#include "cache/kv_cache.h"
+
+#include <cstring>
+
+namespace pte {
+
+Status KvCache::attach(Method& method, int64_t context_len, std::unique_ptr<KvCache>* out) {
+  std::unique_ptr<KvCache> c(new KvCache());
+  c->capacity_ = context_len;
+  for (const StateTensor& s : method.state_tensors()) {
+    const Tensor& t = *s.tensor;
+    if (!t.data || t.dim < 2) continue;
+    if (!t.contiguous_order())
+      return Status::error("method " + method.info().name + ": state tensor (value " + std::to_string(s.value) +
+                           ") is not contiguous: cannot treat it as a KV cache");
+    CacheTensor ct;
+    ct.value = s.value;
+    ct.tensor = s.tensor;
+    ct.bytes = t.nbytes();
+    // the position dimension: sized context_len, batch (dim 0) excluded when of size 1
+    for (int d = 1; d < t.dim; ++d)
+      if (t.sizes[d] == context_len) { ct.position_dim = d; break; }
+    if (ct.position_dim < 0 && c->unsupported_.empty()) {
+      std::string shape;
+      for (int d = 0; d < t.dim; ++d) shape += (d ? "," : "") + std::to_string(t.sizes[d]);
+      c->unsupported_ = "state tensor (value " + std::to_string(s.value) + ", shape [" + shape +
+                        "]) has no dimension of the context length " + std::to_string(context_len) +
+                        " (a sliding-window or ring-buffer cache: pte-run cannot rewind, save or restore it yet)";
+    }
+    c->tensors_.push_back(ct);
+  }
+  *out = std::move(c);
+  return Status::ok();
+}
+
+size_t KvCache::bytes() const {
+  size_t n = 0;
+  for (const auto& c : tensors_) n += c.bytes;
+  return n;
+}
+
+void KvCache::geometry(const CacheTensor& c, size_t* outer, size_t* inner) const {
+  const Tensor& t = *c.tensor;
+  size_t o = 1, i = dtype_size(t.dtype);
+  for (int d = 0; d < c.position_dim; ++d) o *= static_cast<size_t>(t.sizes[d]);
+  for (int d = c.position_dim + 1; d < t.dim; ++d) i *= static_cast<size_t>(t.sizes[d]);
+  *outer = o;
+  *inner = i;
+}
+
+void KvCache::reset() {
+  for (const auto& c : tensors_) std::memset(c.tensor->data, 0, c.bytes);
+  length_ = 0;
+}
+
+Status KvCache::rewind(int64_t pos) {
+  if (pos < 0 || pos > length_)
+    return Status::error("cannot rewind the cache to position " + std::to_string(pos) + " (it holds " + std::to_string(length_) + ")");
+  if (pos == length_) return Status::ok();
+  if (!unsupported_.empty()) return Status::error(unsupported_);
+  for (const auto& c : tensors_) {
+    size_t outer, inner;
+    geometry(c, &outer, &inner);
+    size_t cap = static_cast<size_t>(c.tensor->sizes[c.position_dim]);
+    uint8_t* base = static_cast<uint8_t*>(c.tensor->data);
+    for (size_t o = 0; o < outer; ++o)
+      std::memset(base + (o * cap + static_cast<size_t>(pos)) * inner, 0, (cap - static_cast<size_t>(pos)) * inner);
+  }
+  length_ = pos;
+  return Status::ok();
+}
+
+size_t KvCache::saved_bytes(int64_t length) const {
+  size_t n = 0;
+  if (!unsupported_.empty()) return 0;
+  for (const auto& c : tensors_) {
+    size_t outer, inner;
+    geometry(c, &outer, &inner);
+    n += outer * static_cast<size_t>(length) * inner;
+  }
+  return n;
+}
+
+std::vector<uint8_t> KvCache::save() const {
+  if (!unsupported_.empty()) return {};
+  std::vector<uint8_t> r(saved_bytes(length_));
+  size_t at = 0;
+  for (const auto& c : tensors_) {
+    size_t outer, inner;
+    geometry(c, &outer, &inner);
+    size_t cap = static_cast<size_t>(c.tensor->sizes[c.position_dim]);
+    const uint8_t* base = static_cast<const uint8_t*>(c.tensor->data);
+    size_t n = static_cast<size_t>(length_) * inner;
+    for (size_t o = 0; o < outer; ++o) {
+      std::memcpy(r.data() + at, base + o * cap * inner, n);
+      at += n;
+    }
+  }
+  return r;
+}
+
+Status KvCache::restore(const uint8_t* data, size_t size, int64_t length) {
+  if (!unsupported_.empty()) return Status::error(unsupported_);
+  if (length < 0 || length > capacity_)
+    return Status::error("the saved cache holds " + std::to_string(length) + " positions; this one has " + std::to_string(capacity_));
+  if (size != saved_bytes(length))
+    return Status::error("the saved cache has " + std::to_string(size) + " bytes; " + std::to_string(length) + " positions of this program's cache take " +
+                         std::to_string(saved_bytes(length)));
+  reset();
+  size_t at = 0;
+  for (const auto& c : tensors_) {
+    size_t outer, inner;
+    geometry(c, &outer, &inner);
+    size_t cap = static_cast<size_t>(c.tensor->sizes[c.position_dim]);
+    uint8_t* base = static_cast<uint8_t*>(c.tensor->data);
+    size_t n = static_cast<size_t>(length) * inner;
+    for (size_t o = 0; o < outer; ++o) {
+      std::memcpy(base + o * cap * inner, data + at, n);
+      at += n;
+    }
+  }
+  length_ = length;
+  return Status::ok();
+}
+
+}  // namespace pte
