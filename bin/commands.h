@@ -17,5 +17,10 @@ int cmd_seq2seq(int argc, char** argv);   // pte-run T5.pte "text" | WHISPER.pte
 // seq2seq.cpp: whether MODEL.pte is an encoder-decoder program; the task a program serves ("" if none).
 bool is_seq2seq_file(const std::string& path);
 std::string task_of(const ProgramInfo& info);
+// encode.cpp: fill-mask (pte-run BERT.pte "text with [MASK]") and sentence embeddings (pte-run embed).
+int cmd_fill_mask(int argc, char** argv);
+int cmd_embed(int argc, char** argv);
+bool is_encoder_file(const std::string& path);
+std::string encoder_task_text(const ProgramInfo& info);  // "" when not an encoder program
 
 }  // namespace pte::cli
