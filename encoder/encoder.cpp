@@ -118,7 +118,6 @@ Status EncoderRunner::create(const EncoderOptions& options, std::unique_ptr<Enco
     return Status::error(options.model_path + ": method forward: input_ids shape [" + std::to_string(r->batch_) + "," +
                          std::to_string(r->max_len_) + "] is not usable");
   r->dynamic_len_ = in.dynamism != Dynamism::Static;
-  r->dynamic_batch_ = r->dynamic_len_;
   r->width_ = m->outputs[0].tensor.sizes.back();
   Program::MethodOptions mo;
   mo.num_threads = options.num_threads;
@@ -182,7 +181,7 @@ Status EncoderRunner::run(const std::vector<std::vector<int32_t>>& rows, std::ve
                           std::vector<int64_t>* shape) {
   int64_t len = 0;
   for (const auto& r : rows) len = std::max<int64_t>(len, static_cast<int64_t>(r.size()));
-  const int64_t b = dynamic_batch_ ? static_cast<int64_t>(rows.size()) : batch_;
+  const int64_t b = batch_;  // a static batch, or a dynamic one at its bound: unused rows are padding
   if (!dynamic_len_) len = max_len_;
   ids_buf_.assign(static_cast<size_t>(b * len), pad_id_);
   mask_buf_.assign(ids_buf_.size(), 0);

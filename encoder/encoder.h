@@ -82,7 +82,7 @@ class EncoderRunner {
   EncoderTask task_ = EncoderTask::None;
   size_t num_inputs_ = 2;
   int64_t batch_ = 1, max_len_ = 0, width_ = 0;
-  bool dynamic_len_ = false, dynamic_batch_ = false;
+  bool dynamic_len_ = false;
   int32_t mask_id_ = -1, pad_id_ = 0;
   std::string mask_token_;
   Pooling default_pooling_ = Pooling::Mean;

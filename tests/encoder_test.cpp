@@ -210,6 +210,37 @@ TEST_CASE("encoder: sentence embeddings (mean pooling from 1_Pooling) equal tran
   }
 }
 
+TEST_CASE("encoder: a program with a batch of 4 runs padded, masked batches (a partial last batch too)") {
+  pte::json::Value refs;
+  if (!load_refs("st_bert", &refs)) return;
+  const pte::json::Value* eb = refs.find("et_batch");
+  REQUIRE_MESSAGE(eb, "references.json has no et_batch (regenerate with fixtures/exporters/encoders.py)");
+  pte::EncoderOptions o;
+  o.model_path = kData + "encoder_st_bert/" + eb->find("program")->as_string();
+  std::unique_ptr<pte::EncoderRunner> r;
+  pte::Status s = pte::EncoderRunner::create(o, &r);
+  REQUIRE_MESSAGE(s, s.message());
+  CHECK(r->batch() == 4);
+  CHECK(r->dynamic_length());
+  const auto& items = refs.find("items")->items();
+  REQUIRE(items.size() == 4);
+  // 6 texts: one full batch of 4, then 2 texts padded with 2 unused rows
+  std::vector<std::string> texts;
+  for (const auto& it : items) texts.push_back(it.find("text")->as_string());
+  texts.push_back(texts[2]);
+  texts.push_back(texts[0]);
+  std::vector<std::vector<float>> v;
+  s = r->embed(texts, pte::Pooling::Default, false, &v);
+  REQUIRE_MESSAGE(s, s.message());
+  REQUIRE(v.size() == 6);
+  const size_t src[6] = {0, 1, 2, 3, 2, 0};
+  for (size_t i = 0; i < 6; ++i) {
+    CAPTURE(i);
+    CHECK(cosine(v[i], *items[src[i]].find("embedding")) >= 0.99999);     // transformers, unpadded
+    CHECK(cosine(v[i], (*eb->find("embeddings"))[src[i]]) >= 0.99999);    // runtime, padded batch
+  }
+}
+
 TEST_CASE("encoder: the CLI's fill-mask, embed and info commands") {
   const std::string dm = kData + "encoder_distilbert/model.pte";
   const std::string se = kData + "encoder_st_bert/model.pte";
