@@ -85,6 +85,10 @@ EncoderTask encoder_task(const ProgramInfo& info) {
   if (sentence_transformers_folder(dir)) return EncoderTask::Embedding;
   const TensorInfo& o = m->outputs[0].tensor;
   if (o.sizes.size() == 2) return EncoderTask::Embedding;  // already pooled [B, H]
+  for (const auto& c : info.methods)  // optimum records the config's vocab_size as a constant method
+    if (c.name == "get_vocab_size" && c.is_constant && !c.outputs.empty() && c.outputs[0].tag == Tag::Int &&
+        c.outputs[0].int_value == o.sizes.back())
+      return EncoderTask::FillMask;
   if (cfg.is_object()) {
     const json::Value* v = cfg.find("vocab_size", json::Type::Int);
     const json::Value* h = cfg.find("hidden_size", json::Type::Int);
@@ -223,6 +227,9 @@ Status EncoderRunner::run(const std::vector<std::vector<int32_t>>& rows, std::ve
 
 Status EncoderRunner::fill_mask(const std::string& text, int top_k, std::vector<MaskPrediction>* out) {
   out->clear();
+  if (task_ == EncoderTask::Embedding)
+    return Status::error(model_path_ + " returns hidden states, not masked-LM logits (a sentence-embedding program: "
+                         "use pte-run embed)");
   if (mask_id_ < 0) return Status::error("the tokenizer has no mask token ([MASK] or <mask>)");
   std::vector<int32_t> ids;
   PTE_TRY(encode(text, &ids));

@@ -24,7 +24,8 @@ const char* pooling_name(Pooling p);
 
 // The task an encoder program serves, from its forward signature and config.json beside
 // it (architectures: *ForMaskedLM -> fill-mask), else a sentence-transformers folder
-// (modules.json / 1_Pooling) -> embeddings; None when forward is not an encoder.
+// (modules.json / 1_Pooling) -> embeddings, else the output width against get_vocab_size
+// (fill-mask) or the config's vocab_size / hidden_size; None when forward is not an encoder.
 EncoderTask encoder_task(const ProgramInfo& info);
 
 struct EncoderOptions {

@@ -323,6 +323,10 @@ TEST_CASE("encoder: the CLI's fill-mask, embed and info commands") {
   p = run({"embed", se, std::string("bad \xff text")});
   CHECK(p.code == 1);
   CHECK(p.err.find("UTF-8") != std::string::npos);
+  // fill-mask on the embedding program
+  p = run({"fill-mask", se, "the [MASK] sat"});
+  CHECK(p.code == 1);
+  CHECK(p.err.find("use pte-run embed") != std::string::npos);
   // a program that is not an encoder
   p = run({"embed", kData + "add/model.pte", "x"});
   CHECK(p.code == 1);
