@@ -54,14 +54,6 @@ bool parse_int(const char* s, long* out) {
   return s[0] && end && *end == 0 && errno == 0;
 }
 
-const char* task_name(EncoderTask t) {
-  switch (t) {
-    case EncoderTask::FillMask: return "fill-mask";
-    case EncoderTask::Embedding: return "sentence embeddings";
-    default: return "encoder";
-  }
-}
-
 }  // namespace
 
 bool is_encoder_file(const std::string& path) {
@@ -273,7 +265,6 @@ int cmd_embed(int argc, char** argv) {
                  r->batch() == 1 ? "one text per call" : "padded and masked", pooling_name(a.pooling == Pooling::Default ? r->default_pooling() : a.pooling),
                  normalize ? ", L2-normalised" : "", util::peak_rss_kb() / 1024.0);
   }
-  (void)task_name;
   return 0;
 }
 

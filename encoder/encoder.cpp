@@ -148,7 +148,10 @@ Status EncoderRunner::create(const EncoderOptions& options, std::unique_ptr<Enco
     }
   // sentence-transformers: pooling and normalisation
   json::Value pc;
-  if (read_json(dir / "1_Pooling" / "config.json", &pc)) {
+  const fs::path pooling_cfg = dir / "1_Pooling" / "config.json";
+  if (fs::exists(pooling_cfg, ec) && !read_json(pooling_cfg, &pc))
+    return Status::error(pooling_cfg.string() + ": not a readable JSON file");
+  if (pc.is_object()) {
     int n = 0;
     auto on = [&](const char* k) {
       const json::Value* v = pc.find(k, json::Type::Bool);
@@ -159,7 +162,7 @@ Status EncoderRunner::create(const EncoderOptions& options, std::unique_ptr<Enco
     if (on("pooling_mode_lasttoken")) { r->default_pooling_ = Pooling::LastToken; ++n; }
     if (on("pooling_mode_max_tokens")) { r->default_pooling_ = Pooling::Max; ++n; }
     if (on("pooling_mode_mean_sqrt_len_tokens") || on("pooling_mode_weightedmean_tokens") || n > 1)
-      return Status::error((dir / "1_Pooling" / "config.json").string() +
+      return Status::error(pooling_cfg.string() +
                            ": only one of mean, cls, last token or max pooling is supported (use --pooling)");
   }
   json::Value mods;

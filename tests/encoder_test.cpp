@@ -327,6 +327,25 @@ TEST_CASE("encoder: the CLI's fill-mask, embed and info commands") {
   p = run({"fill-mask", se, "the [MASK] sat"});
   CHECK(p.code == 1);
   CHECK(p.err.find("use pte-run embed") != std::string::npos);
+  // a malformed or ambiguous 1_Pooling/config.json, a hostile tokenizer_config.json: one clear line
+  fs::path copy = dir / "st";
+  fs::create_directories(copy / "1_Pooling");
+  for (const char* f : {"model.pte", "tokenizer.json", "config.json", "modules.json"})
+    fs::copy_file(fs::path(kData) / "encoder_st_bert" / f, copy / f);
+  std::ofstream(copy / "1_Pooling" / "config.json") << "{\"pooling_mode_mean_tokens\": tru";
+  p = run({"embed", (copy / "model.pte").string(), "x"});
+  CHECK(p.code == 1);
+  CHECK(p.err.find("1_Pooling/config.json: not a readable JSON file") != std::string::npos);
+  std::ofstream(copy / "1_Pooling" / "config.json") << "{\"pooling_mode_mean_tokens\": true, \"pooling_mode_cls_token\": true}";
+  p = run({"embed", (copy / "model.pte").string(), "x"});
+  CHECK(p.code == 1);
+  CHECK(p.err.find("only one of") != std::string::npos);
+  std::ofstream(copy / "1_Pooling" / "config.json") << "{\"pooling_mode_cls_token\": true}";
+  std::ofstream(copy / "tokenizer_config.json") << "{\"mask_token\": {\"content\": 7}, \"pad_token\": [1, 2]}";
+  p = run({"embed", (copy / "model.pte").string(), items[0].find("text")->as_string(), "--json"});
+  CHECK_MESSAGE(p.code == 0, p.err);
+  REQUIRE(pte::json::parse(p.out, &doc));
+  CHECK(doc.find("pooling")->as_string() == "cls");
   // a program that is not an encoder
   p = run({"embed", kData + "add/model.pte", "x"});
   CHECK(p.code == 1);
