@@ -165,6 +165,10 @@ TEST_CASE("encoder: fill-mask RoBERTa (byte-level BPE, <mask> with lstrip) equal
   check_fill_mask("roberta");
 }
 
+TEST_CASE("encoder: fill-mask ALBERT (unigram tokenizer, factorised embeddings) equals transformers' pipeline and the runtime") {
+  check_fill_mask("albert");
+}
+
 TEST_CASE("encoder: sentence embeddings (mean pooling from 1_Pooling) equal transformers' and the runtime's") {
   pte::json::Value refs;
   if (!load_refs("st_bert", &refs)) return;
