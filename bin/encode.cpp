@@ -194,8 +194,11 @@ int cmd_embed(int argc, char** argv) {
   std::unique_ptr<EncoderRunner> r;
   Status s = EncoderRunner::create(a.ro, &r);
   if (!s) { std::fprintf(stderr, "pte-run: %s\n", s.message().c_str()); return 1; }
-  if (r->task() == EncoderTask::FillMask)
-    std::fprintf(stderr, "pte-run: note: %s has a masked-LM head; pooling its logits, not hidden states\n", a.ro.model_path.c_str());
+  if (r->task() == EncoderTask::FillMask) {
+    std::fprintf(stderr, "pte-run: %s returns masked-LM logits, not hidden states: export the encoder without its head "
+                 "(AutoModel) for embeddings\n", a.ro.model_path.c_str());
+    return 1;
+  }
   const double t1 = util::now_ms();
   std::vector<std::vector<float>> vecs;
   const bool normalize = a.normalize || r->default_normalize();

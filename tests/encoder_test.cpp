@@ -350,6 +350,10 @@ TEST_CASE("encoder: the CLI's fill-mask, embed and info commands") {
   CHECK_MESSAGE(p.code == 0, p.err);
   REQUIRE(pte::json::parse(p.out, &doc));
   CHECK(doc.find("pooling")->as_string() == "cls");
+  // embed on a fill-mask program: refused (its output is logits)
+  p = run({"embed", dm, "the cat"});
+  CHECK(p.code == 1);
+  CHECK(p.err.find("masked-LM logits") != std::string::npos);
   // a program that is not an encoder
   p = run({"embed", kData + "add/model.pte", "x"});
   CHECK(p.code == 1);
