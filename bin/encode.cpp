@@ -205,6 +205,10 @@ int cmd_embed(int argc, char** argv) {
   s = r->embed(a.texts, a.pooling, normalize, &vecs);
   if (!s) { std::fprintf(stderr, "pte-run: %s\n", s.message().c_str()); return 1; }
   const double t2 = util::now_ms();
+  if (!r->truncated().empty())
+    std::fprintf(stderr, "pte-run: %zu text%s longer than the program's %lld tokens, truncated (the first from %d tokens)\n",
+                 r->truncated().size(), r->truncated().size() == 1 ? "" : "s", (long long)r->max_tokens(),
+                 r->truncated()[0].first);
   const size_t n = vecs.size(), h = vecs.empty() ? 0 : vecs[0].size();
   std::vector<std::vector<double>> sim;
   if (a.similarity) {

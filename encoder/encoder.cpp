@@ -174,10 +174,19 @@ Status EncoderRunner::create(const EncoderOptions& options, std::unique_ptr<Enco
   return Status::ok();
 }
 
-Status EncoderRunner::encode(const std::string& text, std::vector<int32_t>* ids) const {
+Status EncoderRunner::encode(const std::string& text, std::vector<int32_t>* ids, bool truncate) {
   if (!json::valid_utf8(text)) return Status::error("the text is not valid UTF-8");
   PTE_TRY(tok_->encode(text, true, ids));
   if (ids->empty()) return Status::error("the text encodes to no tokens");
+  if (truncate && static_cast<int64_t>(ids->size()) > max_len_) {
+    // as sentence-transformers truncates (before the template's specials): keep a closing
+    // special token ([SEP], </s>) last
+    const int32_t last = ids->back();
+    truncated_.push_back({static_cast<int>(ids->size()), static_cast<int>(max_len_)});
+    ids->resize(static_cast<size_t>(max_len_));
+    if (tok_->is_special(last)) ids->back() = last;
+    return Status::ok();
+  }
   if (static_cast<int64_t>(ids->size()) > max_len_)
     return Status::error("the text is " + std::to_string(ids->size()) + " tokens; " + model_path_ + " takes at most " +
                          std::to_string(max_len_));
@@ -235,7 +244,7 @@ Status EncoderRunner::fill_mask(const std::string& text, int top_k, std::vector<
                          "use pte-run embed)");
   if (mask_id_ < 0) return Status::error("the tokenizer has no mask token ([MASK] or <mask>)");
   std::vector<int32_t> ids;
-  PTE_TRY(encode(text, &ids));
+  PTE_TRY(encode(text, &ids, false));
   std::vector<int> pos;
   for (size_t i = 0; i < ids.size(); ++i)
     if (ids[i] == mask_id_) pos.push_back(static_cast<int>(i));
@@ -280,8 +289,9 @@ Status EncoderRunner::embed(const std::vector<std::string>& texts, Pooling pooli
   out->clear();
   if (pooling == Pooling::Default) pooling = default_pooling_;
   std::vector<std::vector<int32_t>> all(texts.size());
+  truncated_.clear();
   for (size_t i = 0; i < texts.size(); ++i) {
-    Status s = encode(texts[i], &all[i]);
+    Status s = encode(texts[i], &all[i], true);
     if (!s) return Status::error("text " + std::to_string(i + 1) + ": " + s.message());
   }
   const size_t per_call = static_cast<size_t>(batch_);

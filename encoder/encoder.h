@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pte/program.h"
@@ -56,7 +57,8 @@ class EncoderRunner {
 
   // One vector per text. Pooling::Default takes the sentence-transformers folder's
   // 1_Pooling/config.json (mean when there is none). Texts are run `batch()` at a time,
-  // padded to the longest and masked.
+  // padded to the longest and masked. A text longer than max_tokens() is truncated to it, as
+  // sentence-transformers does (a closing special token kept last): see truncated().
   Status embed(const std::vector<std::string>& texts, Pooling pooling, bool normalize,
                std::vector<std::vector<float>>* out);
 
@@ -69,10 +71,12 @@ class EncoderRunner {
   bool default_normalize() const { return default_normalize_; }
   const std::string& mask_token() const { return mask_token_; }
   const Tokenizer& tokenizer() const { return *tok_; }
+  // The last embed()'s truncated texts: {tokens before, tokens kept}, in text order.
+  const std::vector<std::pair<int, int>>& truncated() const { return truncated_; }
 
  private:
   EncoderRunner() = default;
-  Status encode(const std::string& text, std::vector<int32_t>* ids) const;
+  Status encode(const std::string& text, std::vector<int32_t>* ids, bool truncate);
   // Runs forward on rows[0..n) (n <= batch_), padded to `len`; the output as C-order floats.
   Status run(const std::vector<std::vector<int32_t>>& rows, std::vector<float>* out, std::vector<int64_t>* shape);
 
@@ -89,6 +93,7 @@ class EncoderRunner {
   Pooling default_pooling_ = Pooling::Mean;
   bool default_normalize_ = false;
   std::vector<int64_t> ids_buf_, mask_buf_, types_buf_;
+  std::vector<std::pair<int, int>> truncated_;
 };
 
 }  // namespace pte

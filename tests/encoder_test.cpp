@@ -207,6 +207,19 @@ TEST_CASE("encoder: sentence embeddings (mean pooling from 1_Pooling) equal tran
       CHECK(std::fabs(ss - 1) < 1e-5);
       CHECK(cosine(n[i], *items[i].find("embedding")) >= 0.99999);
     }
+    // a text longer than the program's 32 tokens is truncated as sentence-transformers does:
+    // [CLS] + the first 30 tokens + [SEP]
+    std::string w40, w30;
+    for (int i = 0; i < 40; ++i) (i < 30 ? w30 : w40) += "the ";
+    w40 += w30;
+    std::vector<int32_t> ids;
+    REQUIRE(r->tokenizer().encode(w30, true, &ids));
+    REQUIRE(ids.size() == 32);
+    std::vector<std::vector<float>> tr;
+    REQUIRE(r->embed({w40, w30}, pte::Pooling::Default, false, &tr));
+    REQUIRE(r->truncated().size() == 1);
+    CHECK(r->truncated()[0].first == 42);
+    CHECK(tr[0] == tr[1]);
     // CLS pooling is row 0 of the hidden states: differs from the mean
     std::vector<std::vector<float>> c;
     REQUIRE(r->embed(texts, pte::Pooling::Cls, false, &c));
