@@ -227,6 +227,48 @@ TEST_CASE("encoder: sentence embeddings (mean pooling from 1_Pooling) equal tran
   }
 }
 
+TEST_CASE("encoder: a decoder exported for features (Qwen3-Embedding style: last-token pooling, Normalize) equals transformers'") {
+  pte::json::Value refs;
+  if (!load_refs("st_qwen3", &refs)) return;
+  const auto& items = refs.find("items")->items();
+  std::vector<std::string> texts;
+  for (const auto& it : items) texts.push_back(it.find("text")->as_string());
+  REQUIRE(texts.size() >= 3);
+  pte::EncoderOptions o;
+  o.model_path = kData + "encoder_st_qwen3/model.pte";
+  std::unique_ptr<pte::EncoderRunner> r;
+  pte::Status s = pte::EncoderRunner::create(o, &r);
+  REQUIRE_MESSAGE(s, s.message());
+  CHECK(r->task() == pte::EncoderTask::Embedding);
+  CHECK(r->default_pooling() == pte::Pooling::LastToken);
+  CHECK(r->default_normalize());
+  for (size_t i = 0; i < texts.size(); ++i) {
+    std::vector<int32_t> ids;
+    REQUIRE(r->tokenizer().encode(texts[i], true, &ids));
+    const auto& want = items[i].find("input_ids")->items();
+    REQUIRE(ids.size() == want.size());
+    for (size_t j = 0; j < ids.size(); ++j) CHECK(ids[j] == want[j].as_int());
+  }
+  std::vector<std::vector<float>> v;
+  s = r->embed(texts, pte::Pooling::Default, r->default_normalize(), &v);
+  REQUIRE_MESSAGE(s, s.message());
+  const auto& et = (*refs.find("et")->find("portable")).items();
+  const auto& batch = refs.find("batch_embeddings")->items();
+  for (size_t i = 0; i < v.size(); ++i) {
+    CHECK(cosine(v[i], *items[i].find("embedding")) >= 0.99999);
+    CHECK(cosine(v[i], batch[i]) >= 0.99999);
+    CHECK(cosine(v[i], et[i]) >= 0.99999);
+    for (size_t j = 0; j < v[i].size(); ++j) CHECK(std::fabs(v[i][j] - et[i][j].as_double()) < 1e-5);
+  }
+  // the CLI normalises by the folder's Normalize module without --normalize
+  Proc p = run({"embed", o.model_path, texts[0], "--json"});
+  REQUIRE_MESSAGE(p.code == 0, p.err);
+  pte::json::Value doc;
+  REQUIRE(pte::json::parse(p.out, &doc));
+  CHECK(doc.find("normalized")->as_bool());
+  CHECK(doc.find("pooling")->as_string() == "last");
+}
+
 TEST_CASE("encoder: a program with a batch of 4 runs padded, masked batches (a partial last batch too)") {
   pte::json::Value refs;
   if (!load_refs("st_bert", &refs)) return;
