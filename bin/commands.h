@@ -22,5 +22,10 @@ int cmd_fill_mask(int argc, char** argv);
 int cmd_embed(int argc, char** argv);
 bool is_encoder_file(const std::string& path);
 std::string encoder_task_text(const ProgramInfo& info);  // "" when not an encoder program
+// The task pte-run info shows: the encoder's, else the seq2seq / generation one ("" if none).
+inline std::string program_task(const ProgramInfo& info) {
+  std::string t = encoder_task_text(info);
+  return t.empty() ? task_of(info) : t;
+}
 
 }  // namespace pte::cli
