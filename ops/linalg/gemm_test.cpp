@@ -86,17 +86,45 @@ std::vector<Case> cases() {
   return v;
 }
 
+// The ISA's tile kernels (the scalar ones where this build has no such ISA).
+using GemvFn = void (*)(const GemmF32&, int64_t, int64_t, int64_t);
+using TileFn = void (*)(const GemmF32&, int64_t, int64_t, int64_t, int64_t, int64_t);
+GemvFn gemv_of(GemmIsa isa) {
+#if defined(__x86_64__)
+  if (isa == GemmIsa::Avx512f) return gemv_f32_avx512f;
+  if (isa == GemmIsa::Avx2Fma) return gemv_f32_avx2_fma;
+#endif
+  (void)isa;
+  return gemv_f32_scalar;
+}
+TileFn tile_of(GemmIsa isa) {
+#if defined(__x86_64__)
+  if (isa == GemmIsa::Avx512f) return gemm_f32_avx512f;
+  if (isa == GemmIsa::Avx2Fma) return gemm_f32_avx2_fma;
+#endif
+  (void)isa;
+  return gemm_f32_scalar;
+}
+GemvFn small_m_of(GemmIsa isa) {
+#if defined(__x86_64__)
+  if (isa == GemmIsa::Avx512f) return gemm_small_m_f32_avx512f;
+  if (isa == GemmIsa::Avx2Fma) return gemm_small_m_f32_avx2_fma;
+#endif
+  (void)isa;
+  return gemm_small_m_f32_scalar;
+}
+
 void run_tiles(const GemmF32& g, GemmIsa isa) {
   for (int64_t n = 0; n < g.batch; ++n) {
     if (g.M == 1) {
       // two uneven column ranges
-      auto gemv = isa == GemmIsa::Avx512f ? gemv_f32_avx512f : isa == GemmIsa::Avx2Fma ? gemv_f32_avx2_fma : gemv_f32_scalar;
+      auto gemv = gemv_of(isa);
       gemv(g, n, 0, g.N / 3);
       gemv(g, n, g.N / 3, g.N);
     } else {
       // two uneven tiles along each axis, to exercise tile edges
       int64_t mh = g.M / 2, nh = g.N / 3;
-      auto tile = isa == GemmIsa::Avx512f ? gemm_f32_avx512f : isa == GemmIsa::Avx2Fma ? gemm_f32_avx2_fma : gemm_f32_scalar;
+      auto tile = tile_of(isa);
       tile(g, n, 0, mh, 0, nh);
       tile(g, n, 0, mh, nh, g.N);
       tile(g, n, mh, g.M, 0, nh);
@@ -222,15 +250,15 @@ TEST_CASE("gemm_small_m_f32 (scalar, AVX2+FMA, AVX-512F) match the reference for
       if (cpu_has_avx2_fma())
         check_case(cs, [](const GemmF32& g) {
           for (int64_t n = 0; n < g.batch; ++n) {
-            gemm_small_m_f32_avx2_fma(g, n, 0, g.N / 3);
-            gemm_small_m_f32_avx2_fma(g, n, g.N / 3, g.N);
+            small_m_of(GemmIsa::Avx2Fma)(g, n, 0, g.N / 3);
+            small_m_of(GemmIsa::Avx2Fma)(g, n, g.N / 3, g.N);
           }
         });
       if (cpu_has_avx512f())
         check_case(cs, [](const GemmF32& g) {
           for (int64_t n = 0; n < g.batch; ++n) {
-            gemm_small_m_f32_avx512f(g, n, 0, g.N / 3);
-            gemm_small_m_f32_avx512f(g, n, g.N / 3, g.N);
+            small_m_of(GemmIsa::Avx512f)(g, n, 0, g.N / 3);
+            small_m_of(GemmIsa::Avx512f)(g, n, g.N / 3, g.N);
           }
         });
     }
@@ -239,8 +267,8 @@ TEST_CASE("gemm_small_m_f32 (scalar, AVX2+FMA, AVX-512F) match the reference for
       Case cs{1 + (m % 3 == 0), m, 21 + m, 40 + 3 * m, false, true, m % 2 == 0, m % 4 == 1, m == 10 ? 0.5f : 1.0f};
       check_case(cs, [](const GemmF32& g) {
         for (int64_t n = 0; n < g.batch; ++n) {
-          gemm_small_m_f32_avx512f(g, n, 0, 5);
-          gemm_small_m_f32_avx512f(g, n, 5, g.N);
+          small_m_of(GemmIsa::Avx512f)(g, n, 0, 5);
+          small_m_of(GemmIsa::Avx512f)(g, n, 5, g.N);
         }
       });
       check_case(cs, [](const GemmF32& g) { gemm_f32(2, g, GemmIsa::Avx512f); });

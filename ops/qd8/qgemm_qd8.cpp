@@ -1,22 +1,19 @@
 // qd8 GEMM: ISA choice at run time, activation preparation, threads (see qgemm_qd8.h).
-#include "interpreter/xnnpack/qgemm_qd8.h"
+#include "ops/qd8/qgemm_qd8.h"
 
-#include <cpuinfo.h>
 #include <pthreadpool.h>
 
 #include <algorithm>
 #include <cstring>
 
-#include "interpreter/xnnpack/helper_thread.h"
+#include "ops/qd8/helper_thread.h"
+#include "ops/isa.h"
 #include "ops/linalg/gemm.h"
 
 namespace pte::xnn {
 
-bool cpu_has_avx512_vnni() {
-  static const bool has = cpuinfo_initialize() && cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() &&
-                          cpuinfo_has_x86_avx512vl() && cpuinfo_has_x86_avx512vnni();
-  return has;
-}
+bool cpu_has_avx512_vnni() { return pte::isa::cpu().avx512_vnni(); }
+bool cpu_has_amx_int8() { return pte::isa::cpu().amx_int8; }
 
 bool qd8_simd_supported(const QGemm& q) {
   if (q.M <= 0 || q.N <= 0 || q.K <= 0 || q.block <= 0 || q.K % q.block != 0) return false;
@@ -31,12 +28,19 @@ size_t qd8_packed_u4_bytes(int64_t N, int64_t K, int64_t block, bool bf16) {
 
 void qd8_pack_u4(const uint8_t* w, const float* scales, bool bf16, int64_t N, int64_t K, int64_t block, int64_t S,
                  uint8_t* out, int32_t* wsum32, int16_t* wsum16) {
+#if defined(__x86_64__)
   if (cpu_has_avx512_vnni()) return qd8_pack_u4_avx512(w, scales, bf16, N, K, block, S, out, wsum32, wsum16);
+#endif
   qd8_pack_u4_scalar(w, scales, bf16, N, K, block, S, out, wsum32, wsum16);
 }
 
 bool qd8_ksum_u4_packed(const uint8_t* wp, bool bf16, int64_t N, int64_t K, int64_t block, float* ksum) {
+#if defined(__x86_64__)
   return cpu_has_avx512_vnni() && qd8_ksum_u4_packed_avx512(wp, bf16, N, K, block, ksum);
+#else
+  (void)wp, (void)bf16, (void)N, (void)K, (void)block, (void)ksum;
+  return false;
+#endif
 }
 
 void qd8_pack_u4_scalar(const uint8_t* w, const float* scales, bool bf16, int64_t N, int64_t K, int64_t block, int64_t S,
@@ -87,7 +91,9 @@ const int32_t* qd8_prepared_xcorr(const QGemm& q, const uint8_t* xp) {
 }
 
 void qd8_prepare_x(const QGemm& q, uint8_t* xp, QIsa isa) {
+#if defined(__x86_64__)
   if (isa == QIsa::Avx512 || isa == QIsa::Amx) return qd8_prepare_x_avx512(q, xp);
+#endif
   const uint8_t* x = reinterpret_cast<const uint8_t*>(q.x);
   const int64_t n = q.M * q.K;
   if (q.wkind == QWeights::I8) {
@@ -125,9 +131,11 @@ void run_tile(void* ctx, size_t m0, size_t n0, size_t tm, size_t tn) {
   const int64_t a = static_cast<int64_t>(m0), b = a + static_cast<int64_t>(tm);
   const int64_t c = static_cast<int64_t>(n0), d = c + static_cast<int64_t>(tn);
   switch (t.isa) {
+#if defined(__x86_64__)
     case QIsa::Amx: qgemm_qd8_amx(*t.q, t.xp, a, b, c, d); break;
     case QIsa::Avx512: qgemm_qd8_avx512(*t.q, t.xp, a, b, c, d); break;
     case QIsa::Avx2: qgemm_qd8_avx2(*t.q, t.xp, a, b, c, d); break;
+#endif
     default: qgemm_qd8_scalar(*t.q, a, b, c, d); break;
   }
 }
@@ -155,7 +163,11 @@ void run_quarters(void* ctx, size_t i) {
   if (k == g.tasks)
     return run_tile(g.t, 0, static_cast<size_t>(64 * g.quarter), static_cast<size_t>(q.M),
                     static_cast<size_t>(q.N - 64 * g.quarter));
+#if defined(__x86_64__)
   qgemm_qd8_avx512_u4_quarters(q, g.t->xp, 0, q.M, k * g.chunk, std::min(g.quarter, (k + 1) * g.chunk), g.quarter);
+#else
+  (void)q, (void)k;  // only chosen with Avx512
+#endif
 }
 }  // namespace
 

@@ -12,8 +12,8 @@
 #include <random>
 #include <vector>
 
-#include "interpreter/xnnpack/helper_thread.h"
-#include "interpreter/xnnpack/qgemm_qd8.h"
+#include "ops/qd8/helper_thread.h"
+#include "ops/qd8/qgemm_qd8.h"
 #include "ops/linalg/gemm.h"
 
 namespace {
@@ -258,12 +258,14 @@ TEST_CASE("qgemm_qd8: SIMD kernels are bit-identical to the scalar reference") {
             std::vector<float> z(c.M * c.N, -1.0f);
             c.q.y = z.data();
             qd8_prepare_x(c.q, scratch.data(), isa);
+#if defined(__x86_64__)
             if (isa == QIsa::Amx && qd8_amx_supported(c.q))
               qgemm_qd8_amx(c.q, scratch.data(), 1, c.M, 16, c.N);
             else if (isa == QIsa::Avx512 || isa == QIsa::Amx)
               qgemm_qd8_avx512(c.q, scratch.data(), 1, c.M, 16, c.N);
             else
               qgemm_qd8_avx2(c.q, scratch.data(), 1, c.M, 16, c.N);
+#endif
             bool ok = true;
             for (int64_t m = 0; m < c.M; ++m)
               for (int64_t n = 0; n < c.N; ++n) {
