@@ -262,11 +262,16 @@ bool cpu_has_avx512f() { return isa::cpu().avx512f && cpu_has_avx2_fma(); }
 GemmIsa gemm_auto_isa() {
   // PTE_GEMM_ISA=scalar|avx2|avx512f caps the choice (A/B timing); read once.
   static const GemmIsa isa = [] {
-    GemmIsa best = cpu_has_avx512f() ? GemmIsa::Avx512f : cpu_has_avx2_fma() ? GemmIsa::Avx2Fma : GemmIsa::Scalar;
+#if defined(__aarch64__)
+    const GemmIsa best = isa::cpu().neon ? GemmIsa::Neon : GemmIsa::Scalar;
+#else
+    const GemmIsa best = cpu_has_avx512f() ? GemmIsa::Avx512f : cpu_has_avx2_fma() ? GemmIsa::Avx2Fma : GemmIsa::Scalar;
+#endif
     const char* e = std::getenv("PTE_GEMM_ISA");
     if (!e) return best;
-    GemmIsa want = std::strcmp(e, "scalar") == 0 ? GemmIsa::Scalar : std::strcmp(e, "avx2") == 0 ? GemmIsa::Avx2Fma : best;
-    return static_cast<int>(want) < static_cast<int>(best) ? want : best;
+    if (std::strcmp(e, "scalar") == 0) return GemmIsa::Scalar;
+    if (std::strcmp(e, "avx2") == 0 && best == GemmIsa::Avx512f) return GemmIsa::Avx2Fma;
+    return best;
   }();
   return isa;
 }
@@ -318,6 +323,11 @@ void gemm_f32(int nthreads, const GemmF32& g, GemmIsa isa) {
           jb.gemv ? gemv_f32_avx2_fma(gg, bi, j0, j1) : gemm_small_m_f32_avx2_fma(gg, bi, j0, j1);
           break;
 #endif
+#if defined(__aarch64__)
+        case GemmIsa::Neon:
+          jb.gemv ? gemv_f32_neon(gg, bi, j0, j1) : gemm_small_m_f32_neon(gg, bi, j0, j1);
+          break;
+#endif
         default:
           jb.gemv ? gemv_f32_scalar(gg, bi, j0, j1) : gemm_small_m_f32_scalar(gg, bi, j0, j1);
       }
@@ -354,6 +364,9 @@ void gemm_f32(int nthreads, const GemmF32& g, GemmIsa isa) {
 #if defined(__x86_64__)
       case GemmIsa::Avx512f: gemm_f32_avx512f(gg, bi, i0, i1, j0, j1); break;
       case GemmIsa::Avx2Fma: gemm_f32_avx2_fma(gg, bi, i0, i1, j0, j1); break;
+#endif
+#if defined(__aarch64__)
+      case GemmIsa::Neon: gemm_f32_neon(gg, bi, i0, i1, j0, j1); break;
 #endif
       default: gemm_f32_scalar(gg, bi, i0, i1, j0, j1);
     }

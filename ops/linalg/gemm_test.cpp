@@ -2,6 +2,7 @@
 // portable blocked kernel, the AVX2+FMA kernel, the GEMV paths and the threaded
 // dispatcher against the reference over many shapes and layouts.
 #include "ops/linalg/gemm.h"
+#include "ops/isa.h"
 
 #include <doctest/doctest.h>
 #include <pthreadpool.h>
@@ -94,6 +95,9 @@ GemvFn gemv_of(GemmIsa isa) {
   if (isa == GemmIsa::Avx512f) return gemv_f32_avx512f;
   if (isa == GemmIsa::Avx2Fma) return gemv_f32_avx2_fma;
 #endif
+#if defined(__aarch64__)
+  if (isa == GemmIsa::Neon) return gemv_f32_neon;
+#endif
   (void)isa;
   return gemv_f32_scalar;
 }
@@ -102,6 +106,9 @@ TileFn tile_of(GemmIsa isa) {
   if (isa == GemmIsa::Avx512f) return gemm_f32_avx512f;
   if (isa == GemmIsa::Avx2Fma) return gemm_f32_avx2_fma;
 #endif
+#if defined(__aarch64__)
+  if (isa == GemmIsa::Neon) return gemm_f32_neon;
+#endif
   (void)isa;
   return gemm_f32_scalar;
 }
@@ -109,6 +116,9 @@ GemvFn small_m_of(GemmIsa isa) {
 #if defined(__x86_64__)
   if (isa == GemmIsa::Avx512f) return gemm_small_m_f32_avx512f;
   if (isa == GemmIsa::Avx2Fma) return gemm_small_m_f32_avx2_fma;
+#endif
+#if defined(__aarch64__)
+  if (isa == GemmIsa::Neon) return gemm_small_m_f32_neon;
 #endif
   (void)isa;
   return gemm_small_m_f32_scalar;
@@ -166,6 +176,32 @@ TEST_CASE("gemm_f32_avx2_fma matches the reference") {
     return;
   }
   for (const Case& cs : cases()) check_case(cs, [](const GemmF32& g) { run_tiles(g, GemmIsa::Avx2Fma); });
+}
+
+TEST_CASE("gemm_f32_neon (6x16 micro-kernel, GEMV, small M) matches the reference") {
+#if defined(__aarch64__)
+  REQUIRE(pte::isa::cpu().neon);  // every aarch64 CPU has Advanced SIMD
+  for (const Case& cs : cases()) {
+    check_case(cs, [](const GemmF32& g) { run_tiles(g, GemmIsa::Neon); });
+    check_case(cs, [](const GemmF32& g) { gemm_f32(2, g, GemmIsa::Neon); });
+  }
+  const int64_t dims[][3] = {{1, 31, 15}, {1, 64, 513}, {3, 7, 1}, {6, 16, 9}, {7, 17, 33}, {8, 40, 100}, {13, 50, 70}};
+  for (auto& d : dims)
+    for (int t = 0; t < 4; ++t) {
+      Case cs{1 + (t == 3), d[0], d[1], d[2], false, true, (t & 1) != 0, t == 2, t == 1 ? -2.0f : 1.0f};
+      check_case(cs, [](const GemmF32& g) {
+        for (int64_t n = 0; n < g.batch; ++n)
+          if (g.M <= 8) {
+            small_m_of(GemmIsa::Neon)(g, n, 0, g.N / 3);
+            small_m_of(GemmIsa::Neon)(g, n, g.N / 3, g.N);
+          } else {
+            tile_of(GemmIsa::Neon)(g, n, 0, g.M, 0, g.N);
+          }
+      });
+    }
+#else
+  MESSAGE("skipped: the NEON kernels are aarch64 only");
+#endif
 }
 
 TEST_CASE("gemm_f32_avx512f (8x32 micro-kernel, GEMV) matches the reference") {
@@ -229,7 +265,11 @@ TEST_CASE("gemm_ref<double> and <int64_t> with bias and beta") {
 TEST_CASE("gemm_auto_isa picks the widest ISA this CPU has") {
   const GemmIsa isa = gemm_auto_isa();
   if (std::getenv("PTE_GEMM_ISA") == nullptr)
+#if defined(__aarch64__)
+    CHECK(isa == GemmIsa::Neon);
+#else
     CHECK(isa == (cpu_has_avx512f() ? GemmIsa::Avx512f : cpu_has_avx2_fma() ? GemmIsa::Avx2Fma : GemmIsa::Scalar));
+#endif
   CHECK((isa != GemmIsa::Avx512f || cpu_has_avx512f()));
   CHECK((isa != GemmIsa::Avx2Fma || cpu_has_avx2_fma()));
 }

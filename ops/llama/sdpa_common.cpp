@@ -608,12 +608,11 @@ __attribute__((target("avx512f"))) void sdpa_group_f32_avx512(void* p, size_t ro
   }
 }
 
-#endif  // defined(__x86_64__)
-
 bool sdpa_group_f32_ok(const SdpaArgs& a, int64_t reps, int64_t D) {
   return reps >= 2 && reps <= 4 && D <= kGroupMaxDim && a.k->strides[3] == 1 && a.v->strides[3] == 1 &&
          a.k->strides[1] * 16 <= (int64_t(1) << 30);
 }
+#endif  // defined(__x86_64__)
 
 // std::fma is one instruction where the CPU has FMA, a (slow, same-valued) libm
 // call otherwise.

@@ -136,6 +136,10 @@ void run_tile(void* ctx, size_t m0, size_t n0, size_t tm, size_t tn) {
     case QIsa::Avx512: qgemm_qd8_avx512(*t.q, t.xp, a, b, c, d); break;
     case QIsa::Avx2: qgemm_qd8_avx2(*t.q, t.xp, a, b, c, d); break;
 #endif
+#if defined(__aarch64__)
+    case QIsa::Neon: qgemm_qd8_neon(*t.q, a, b, c, d); break;
+    case QIsa::NeonDot: qgemm_qd8_neondot(*t.q, a, b, c, d); break;
+#endif
     default: qgemm_qd8_scalar(*t.q, a, b, c, d); break;
   }
 }
@@ -173,6 +177,15 @@ void run_quarters(void* ctx, size_t i) {
 
 void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, bool helper) {
   if (q.M <= 0 || q.N <= 0) return;
+#if defined(__aarch64__)
+  // NEON: any shape, no prepared activations (scratch null: the scalar reference, as documented)
+  const bool neon = scratch && pte::isa::cpu().neon, dot = neon && pte::isa::cpu().dotprod;
+  if (isa == QIsa::Auto) isa = dot ? QIsa::NeonDot : neon ? QIsa::Neon : QIsa::Scalar;
+  if ((isa == QIsa::NeonDot && !dot) || (isa == QIsa::Neon && !neon)) isa = QIsa::Scalar;
+  if (isa != QIsa::Neon && isa != QIsa::NeonDot) isa = QIsa::Scalar;
+  const bool simd = false;  // (no x86 preparation)
+#else
+  if (isa == QIsa::Neon || isa == QIsa::NeonDot) isa = QIsa::Scalar;
   const bool simd = scratch && qd8_simd_supported(q);
   // AMX for 16 rows or more (prefill): a tile is 16 rows
   if (isa == QIsa::Auto && simd && q.M >= 16 && qd8_amx_supported(q) && cpu_has_amx_int8()) isa = QIsa::Amx;
@@ -180,8 +193,9 @@ void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, bool 
   if (isa == QIsa::Auto) isa = !simd ? QIsa::Scalar : cpu_has_avx512_vnni() ? QIsa::Avx512 : linalg::cpu_has_avx2_fma() ? QIsa::Avx2 : QIsa::Scalar;
   if (!simd || (isa == QIsa::Avx512 && !cpu_has_avx512_vnni()) || (isa == QIsa::Avx2 && !linalg::cpu_has_avx2_fma()))
     isa = QIsa::Scalar;
+#endif
   Task t{&q, static_cast<const uint8_t*>(scratch), isa};
-  if (isa != QIsa::Scalar) qd8_prepare_x(q, static_cast<uint8_t*>(scratch), isa);
+  if (simd && isa != QIsa::Scalar) qd8_prepare_x(q, static_cast<uint8_t*>(scratch), isa);
   // Threads only for products of at least 2^18 multiply-adds (tens of microseconds: a
   // parallel region costs a few, more when the worker has to be woken). Tiles: rows in 32s
   // (the kernels walk rows inside a column group, so a group's weights stay in cache);
