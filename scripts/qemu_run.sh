@@ -14,4 +14,10 @@ case "$tri" in
 esac
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 unset LD_LIBRARY_PATH
+# qemu-user 7.2 keeps a page descriptor for every guest page ever mapped, even never
+# touched: the loader tests' damaged plans map (MAP_NORESERVE, never written) arenas of up
+# to a TiB, which natively cost nothing but grew qemu to 7 GB. A bounded guest address
+# space makes such mappings fail as they would on a small board (the loader then refuses
+# the plan cleanly). 32-bit guests are bounded by their 4 GiB anyway.
+if [ "$tri" = aarch64-linux-gnu ]; then export QEMU_RESERVED_VA="${QEMU_RESERVED_VA:-16G}"; fi
 exec "$qemu" -L "/usr/$tri" -E "LD_LIBRARY_PATH=/usr/$tri/lib:$root/.sysroot/$tri/usr/lib/$tri" "$@"

@@ -217,7 +217,7 @@ std::string run_case(const pte::json::Value& c) {
       CHECK_MESSAGE(rt.ok, name << " step " << si << " output " << k << label << " vs executorch: " << rt.message);
       if (bit_exact_with_et(name, label) && !bit_exact_holds_here(name)) {
         MESSAGE(name << " output " << k << label << ": bit-equality with the official runtime holds on x86-64 AVX-512F "
-                     "(where its references were recorded); on this CPU (" << pte::isa::describe()
+                     "(where its references were recorded); on this CPU (" << std::string(pte::isa::describe())
                      << ") checked within tolerance only: max |d| " << rt.max_abs_err);
       } else if (bit_exact_with_et(name, label))
         CHECK_MESSAGE(rt.max_abs_err == 0.0, name << " step " << si << " output " << k << ": max |d| " << rt.max_abs_err

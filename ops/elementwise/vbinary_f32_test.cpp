@@ -22,7 +22,7 @@ TEST_CASE("vbinary_f32: the scalar rows, and the SIMD rows equal them bit for bi
   for (bool mul : {false, true}) {
     const pte::ew::VRowF32 simd = pte::ew::vaddmul_row_f32_simd(mul);
     if (!simd) {
-      MESSAGE("skipped: no SIMD add/mul row on this CPU (" << pte::isa::describe() << ")");
+      MESSAGE("skipped: no SIMD add/mul row on this CPU (" << std::string(pte::isa::describe()) << ")");
       continue;
     }
     const pte::ew::VRowF32 ref = mul ? pte::ew::vmul_row_f32_scalar : pte::ew::vadd_row_f32_scalar;

@@ -90,7 +90,7 @@ const int32_t* qd8_prepared_xcorr(const QGemm& q, const uint8_t* xp) {
   return reinterpret_cast<const int32_t*>(xp + xsum_offset(q));
 }
 
-void qd8_prepare_x(const QGemm& q, uint8_t* xp, QIsa isa) {
+void qd8_prepare_x(const QGemm& q, uint8_t* xp, [[maybe_unused]] QIsa isa) {
 #if defined(__x86_64__)
   if (isa == QIsa::Avx512 || isa == QIsa::Amx) return qd8_prepare_x_avx512(q, xp);
 #endif

@@ -214,7 +214,7 @@ TEST_CASE("qgemm_qd8: the scalar reference equals dequantized arithmetic") {
 TEST_CASE("qgemm_qd8: SIMD kernels are bit-identical to the scalar reference") {
   const auto isas = simd_isas();
   if (isas.empty()) MESSAGE("no SIMD qd8 kernel for this CPU: only the scalar reference is checked");
-  for (QIsa isa : isas) MESSAGE("checking the " << isa_name(isa) << " kernel (" << pte::isa::describe() << ")");
+  for (QIsa isa : isas) MESSAGE("checking the " << std::string(isa_name(isa)) << " kernel (" << std::string(pte::isa::describe()) << ")");
   struct Shape { int64_t M, N, K, block; QWeights kind; };
   const Shape shapes[] = {
       {1, 16, 32, 32, QWeights::U4},    {1, 576, 576, 32, QWeights::U4},  {5, 37, 96, 32, QWeights::U4},
