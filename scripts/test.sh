@@ -6,7 +6,8 @@
 # doctest suite and the CLI tests under qemu-user, on emulated CPUs with and without the
 # optional ARM features so that every dispatch branch runs:
 #   4. aarch64 on a Cortex-A53 (NEON only: no dotprod, i8mm, fp16 arithmetic, SVE): the
-#      whole suite;
+#      whole suite but the damaged-file sweep of the loader (5 minutes under qemu; its
+#      64-bit logic is the x86 build's, and armhf below runs it with a 32-bit size_t);
 #   5. aarch64 on qemu's "max" CPU (dotprod, i8mm, fp16, bf16, SVE): the kernel tests
 #      (ops/), whose dispatch depends on those features;
 #   6. armhf on a Cortex-A7 (32-bit ARMv7 with NEON and VFPv4): the whole suite.
@@ -59,7 +60,7 @@ build_cross() {
   if [ ! -f "$dir/build.ninja" ]; then
     meson setup "$dir" --cross-file "cross/$tri.ini" -Dbuildtype=release -Dxnnpack=enabled >/dev/null
   fi
-  ninja -C "$dir" >/dev/null
+  ninja -C "$dir" tests/pte-tests bin/pte-run >/dev/null
 }
 # Runs the cross build's suite under qemu-user on one emulated CPU: name, triplet, cpu,
 # doctest arguments... The CLI tests spawn $PTE_RUN: a wrapper that runs pte-run under
@@ -90,7 +91,7 @@ fi
 if [ "${PTE_TEST_ARM:-1}" != 0 ]; then
   build_cross aarch64 aarch64-linux-gnu arm64
   stage_done "aarch64 build"
-  run_cross aarch64 aarch64-linux-gnu cortex-a53
+  run_cross aarch64 aarch64-linux-gnu cortex-a53 '-tce=loader robustness: truncated*'
   stage_done "aarch64 tests (cortex-a53)"
   run_cross aarch64 aarch64-linux-gnu max '-sf=*ops/*'
   stage_done "aarch64 kernel tests (max)"

@@ -184,6 +184,9 @@ void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, bool 
   if ((isa == QIsa::NeonDot && !dot) || (isa == QIsa::Neon && !neon)) isa = QIsa::Scalar;
   if (isa != QIsa::Neon && isa != QIsa::NeonDot) isa = QIsa::Scalar;
   const bool simd = false;  // (no x86 preparation)
+#elif !defined(__x86_64__)
+  isa = QIsa::Scalar;  // (armhf and others: the reference)
+  const bool simd = false;
 #else
   if (isa == QIsa::Neon || isa == QIsa::NeonDot) isa = QIsa::Scalar;
   const bool simd = scratch && qd8_simd_supported(q);
