@@ -9,16 +9,15 @@
 // of each block in order, per lane, as every kernel. A group's B is decoded once per task, for
 // all its rows (qgemm_qd8 gives AMX tasks every row). Other rows (M % 16): AVX-512.
 // GCC 12: false -Wmaybe-uninitialized in its own avx512fintrin.h (_mm512_undefined_*).
+#if defined(__x86_64__)  // x86 only: other ISAs take the scalar reference
 #if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 #include <immintrin.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <cstring>
 
-#include "interpreter/xnnpack/qgemm_qd8.h"
+#include "ops/qd8/qgemm_qd8.h"
 
 #if defined(__clang__)
 #pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,amx-tile,amx-int8"))), apply_to = function)
@@ -29,7 +28,7 @@
 #endif
 
 #define PTE_QD8_OPS512
-#include "interpreter/xnnpack/qgemm_qd8_epilogue.h"
+#include "ops/qd8/qgemm_qd8_epilogue.h"
 
 namespace pte::xnn {
 
@@ -167,23 +166,6 @@ bool qd8_amx_supported(const QGemm& q) {
          q.K <= kMaxK;
 }
 
-// CPUID.(7, 0):EDX bit 24 AMX-TILE, bit 25 AMX-INT8, and Linux's permission for the tile
-// data state (arch_prctl ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA; process-wide).
-bool cpu_has_amx_int8() {
-  static const bool has = [] {
-    if (!cpu_has_avx512_vnni()) return false;
-    unsigned a, b, c, d;
-    __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(0));
-    if (!((d >> 24) & 1) || !((d >> 25) & 1)) return false;
-#if defined(__linux__) && defined(SYS_arch_prctl)
-    return syscall(SYS_arch_prctl, 0x1023, 18) == 0;
-#else
-    return false;
-#endif
-  }();
-  return has;
-}
-
 // Needs qd8_amx_supported(q), cpu_has_amx_int8() and qd8_prepare_x_avx512. Rows in 16s
 // here; the other rows and a first partial group of 16 columns on the AVX-512 kernel.
 void qgemm_qd8_amx(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
@@ -206,3 +188,4 @@ void qgemm_qd8_amx(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, in
 #else
 #pragma GCC pop_options
 #endif
+#endif  // defined(__x86_64__)

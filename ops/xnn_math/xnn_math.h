@@ -30,23 +30,15 @@
 // changes tiny results (a sigmoid of -100 is 0, a log of 1e-40 is -inf). The functions
 // below run under DenormalsOff, and so does the delegate's whole execute (backend.cpp).
 #pragma once
-#include <xmmintrin.h>
-
 #include <cstdint>
+
+#include "ops/isa.h"
 
 namespace pte::xnn {
 
-// Scoped MXCSR FTZ | DAZ, restored on exit.
-class DenormalsOff {
- public:
-  DenormalsOff() : saved_(_mm_getcsr()) { _mm_setcsr(saved_ | 0x8040u); }
-  ~DenormalsOff() { _mm_setcsr(saved_); }
-  DenormalsOff(const DenormalsOff&) = delete;
-  DenormalsOff& operator=(const DenormalsOff&) = delete;
-
- private:
-  unsigned saved_;
-};
+// Scoped flush-to-zero / denormals-are-zero, restored on exit (x86 MXCSR FTZ | DAZ;
+// ARM FPCR.FZ / FPSCR.FZ: ops/isa.h).
+using DenormalsOff = pte::isa::DenormalsOff;
 
 void rsqrt_f32(const float* x, float* y, int64_t n);
 void sqrt_f32(const float* x, float* y, int64_t n);

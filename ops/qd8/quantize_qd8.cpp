@@ -1,18 +1,20 @@
 // fp32 -> qd8 (dynamic int8, one scale / zero point per row: XNNPACK's asymmetric rule),
 // the scalar reference and an AVX-512 variant equal to it bit for bit (finite inputs).
-#include "interpreter/xnnpack/quantize_qd8.h"
+#include "ops/qd8/quantize_qd8.h"
 
+#if defined(__x86_64__)
 // GCC 12: false -W(maybe-)uninitialized in its own avx512fintrin.h (_mm512_undefined_*).
 #if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <cmath>
 
-#include "interpreter/xnnpack/qgemm_qd8.h"
+#include "ops/qd8/qgemm_qd8.h"
 
 namespace pte::xnn {
 
@@ -46,6 +48,7 @@ void quantize_qd8_row_scalar(const float* x, int64_t k, int8_t* y, float* scale,
   }
 }
 
+#if defined(__x86_64__)
 // clang (the fuzz build) has no GCC target pragma: the same target as a function attribute.
 #if defined(__clang__)
 #pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl"))), apply_to = function)
@@ -84,14 +87,18 @@ void quantize_qd8_row_avx512(const float* x, int64_t k, int8_t* y, float* scale,
 #else
 #pragma GCC pop_options
 #endif
+#endif  // defined(__x86_64__)
 
 void quantize_qd8_rows(const float* x, int64_t rows, int64_t k, int8_t* y, float* scale, int32_t* zp) {
-  const bool simd = cpu_has_avx512_vnni();
+  [[maybe_unused]] const bool simd = cpu_has_avx512_vnni();
   for (int64_t r = 0; r < rows; ++r) {
-    if (simd)
+#if defined(__x86_64__)
+    if (simd) {
       quantize_qd8_row_avx512(x + r * k, k, y + r * k, scale + r, zp + r);
-    else
-      quantize_qd8_row_scalar(x + r * k, k, y + r * k, scale + r, zp + r);
+      continue;
+    }
+#endif
+    quantize_qd8_row_scalar(x + r * k, k, y + r * k, scale + r, zp + r);
   }
 }
 

@@ -12,8 +12,9 @@
 #include <random>
 #include <vector>
 
-#include "interpreter/xnnpack/helper_thread.h"
-#include "interpreter/xnnpack/qgemm_qd8.h"
+#include "ops/qd8/helper_thread.h"
+#include "ops/isa.h"
+#include "ops/qd8/qgemm_qd8.h"
 #include "ops/linalg/gemm.h"
 
 namespace {
@@ -168,11 +169,16 @@ std::vector<QIsa> simd_isas() {
   if (pte::linalg::cpu_has_avx2_fma()) v.push_back(QIsa::Avx2);
   if (cpu_has_avx512_vnni()) v.push_back(QIsa::Avx512);
   if (cpu_has_amx_int8()) v.push_back(QIsa::Amx);
+#if defined(__aarch64__)
+  if (pte::isa::cpu().neon) v.push_back(QIsa::Neon);
+  if (pte::isa::cpu().dotprod) v.push_back(QIsa::NeonDot);
+#endif
   return v;
 }
 
 const char* isa_name(QIsa i) {
-  return i == QIsa::Amx ? "amx-int8" : i == QIsa::Avx512 ? "avx512vnni" : i == QIsa::Avx2 ? "avx2" : "scalar";
+  return i == QIsa::Amx ? "amx-int8" : i == QIsa::Avx512 ? "avx512vnni" : i == QIsa::Avx2 ? "avx2"
+         : i == QIsa::Neon ? "neon" : i == QIsa::NeonDot ? "neon-dotprod" : "scalar";
 }
 
 }  // namespace
@@ -207,7 +213,8 @@ TEST_CASE("qgemm_qd8: the scalar reference equals dequantized arithmetic") {
 
 TEST_CASE("qgemm_qd8: SIMD kernels are bit-identical to the scalar reference") {
   const auto isas = simd_isas();
-  if (isas.empty()) MESSAGE("no AVX2 / AVX-512 VNNI on this CPU: only the scalar reference is checked");
+  if (isas.empty()) MESSAGE("no SIMD qd8 kernel for this CPU: only the scalar reference is checked");
+  for (QIsa isa : isas) MESSAGE("checking the " << std::string(isa_name(isa)) << " kernel (" << std::string(pte::isa::describe()) << ")");
   struct Shape { int64_t M, N, K, block; QWeights kind; };
   const Shape shapes[] = {
       {1, 16, 32, 32, QWeights::U4},    {1, 576, 576, 32, QWeights::U4},  {5, 37, 96, 32, QWeights::U4},
@@ -258,12 +265,19 @@ TEST_CASE("qgemm_qd8: SIMD kernels are bit-identical to the scalar reference") {
             std::vector<float> z(c.M * c.N, -1.0f);
             c.q.y = z.data();
             qd8_prepare_x(c.q, scratch.data(), isa);
+#if defined(__x86_64__)
             if (isa == QIsa::Amx && qd8_amx_supported(c.q))
               qgemm_qd8_amx(c.q, scratch.data(), 1, c.M, 16, c.N);
             else if (isa == QIsa::Avx512 || isa == QIsa::Amx)
               qgemm_qd8_avx512(c.q, scratch.data(), 1, c.M, 16, c.N);
             else
               qgemm_qd8_avx2(c.q, scratch.data(), 1, c.M, 16, c.N);
+#elif defined(__aarch64__)
+            if (isa == QIsa::NeonDot)
+              qgemm_qd8_neondot(c.q, 1, c.M, 16, c.N);
+            else
+              qgemm_qd8_neon(c.q, 1, c.M, 16, c.N);
+#endif
             bool ok = true;
             for (int64_t m = 0; m < c.M; ++m)
               for (int64_t n = 0; n < c.N; ++n) {

@@ -1,32 +1,31 @@
 // pte-run XNNPACK delegate: XNNPACK-compatible transcendental ops (see xnn_math.h):
 // the dispatch, rsqrt / sigmoid (AVX-512) / sin / cos, and the portable emulations of
 // the kernels in xnn_math_kernels.h.
-#include "interpreter/xnnpack/xnn_math.h"
+#include "ops/xnn_math/xnn_math.h"
 
+#if defined(__x86_64__)
 // g++ 12 warns -Wmaybe-uninitialized in its own avx512fintrin.h (_mm512_undefined_*).
 #if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 #include <immintrin.h>
+#endif
 
 #include <cmath>
 #include <cstring>
 
-#include "interpreter/xnnpack/xnn_math_isa.h"
-#include "interpreter/xnnpack/xnn_math_kernels.h"
+#include "ops/isa.h"
+#include "ops/xnn_math/xnn_math_isa.h"
+#include "ops/xnn_math/xnn_math_kernels.h"
 
 namespace pte::xnn {
 
 namespace {
 
-bool has_avx512f() {
-  static const bool v = __builtin_cpu_supports("avx512f");
-  return v;
-}
-bool has_avx() {
-  static const bool v = __builtin_cpu_supports("avx");
-  return v;
-}
+bool has_avx512f() { return pte::isa::cpu().avx512f; }
+bool has_avx() { return pte::isa::cpu().avx; }
+
+#if defined(__x86_64__)
 
 // rsqrt (Sqrt = false) and sqrt (Sqrt = true): one Newton-Raphson step for 1/sqrt(x)
 // from the estimate y, operation by operation as XNNPACK writes it (no fused
@@ -72,6 +71,8 @@ __attribute__((target("avx"))) void rsqrt_nr_avx(const float* x, float* y, int64
   }
 }
 
+#endif  // defined(__x86_64__)
+
 // 2^(i/32), i = 0..31, rounded to float.
 struct Exp2Table {
   float v[32];
@@ -84,6 +85,7 @@ const Exp2Table& exp2_table() {
   return t;
 }
 
+#if defined(__x86_64__)
 __attribute__((target("avx512f"))) void sigmoid_avx512f(const float* x, float* y, int64_t n) {
   const Exp2Table& tab = exp2_table();
   const __m512 lo = _mm512_loadu_ps(tab.v), hi = _mm512_loadu_ps(tab.v + 16);
@@ -112,6 +114,7 @@ __attribute__((target("avx512f"))) void sigmoid_avx512f(const float* x, float* y
     _mm512_mask_storeu_ps(y + i, m, f);
   }
 }
+#endif  // defined(__x86_64__)
 
 // sin (Cos = false) or cos of each element, in XNNPACK's arithmetic.
 template <bool Cos>
@@ -141,19 +144,23 @@ inline void sincos_body(const float* x, float* y, int64_t n) {
   }
 }
 
+#if defined(__x86_64__)
 template <bool Cos>
 __attribute__((target("fma"))) void sincos_fma(const float* x, float* y, int64_t n) {
   sincos_body<Cos>(x, y, n);
 }
+#else
+template <bool Cos>
+void sincos_fma(const float* x, float* y, int64_t n) {
+  sincos_body<Cos>(x, y, n);  // ARM: std::fma is one instruction
+}
+#endif
 template <bool Cos>
 void sincos_plain(const float* x, float* y, int64_t n) {
   sincos_body<Cos>(x, y, n);  // std::fma from libm: the same bits, slower
 }
 
-bool has_fma() {
-  static const bool v = __builtin_cpu_supports("fma");
-  return v;
-}
+bool has_fma() { return pte::isa::cpu().fma3; }
 
 }  // namespace
 
@@ -183,21 +190,25 @@ void sigmoid_f32_scalar(const float* x, float* y, int64_t n) {
 
 void rsqrt_f32(const float* x, float* y, int64_t n) {
   DenormalsOff daz;
+#if defined(__x86_64__)
   if (has_avx512f())
     rsqrt_nr_avx512f<false>(x, y, n);
   else if (has_avx())
     rsqrt_nr_avx<false>(x, y, n);
   else
+#endif
     rsqrt_f32_scalar(x, y, n);
 }
 
 void sqrt_f32(const float* x, float* y, int64_t n) {
   DenormalsOff daz;
+#if defined(__x86_64__)
   if (has_avx512f())
     rsqrt_nr_avx512f<true>(x, y, n);
   else if (has_avx())
     rsqrt_nr_avx<true>(x, y, n);
   else
+#endif
     for (int64_t i = 0; i < n; ++i) y[i] = std::sqrt(x[i]);  // XNNPACK's SSE2 kernel is not reproduced
 }
 
@@ -330,10 +341,7 @@ void softmax_emulated_w(const float* x, float* y, int64_t n) {
   for (int64_t j = 0; j < n; ++j) y[j] *= scale;
 }
 
-bool has_avx2_fma() {
-  static const bool v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return v;
-}
+bool has_avx2_fma() { return pte::isa::cpu().avx2_fma(); }
 
 }  // namespace
 
@@ -392,12 +400,26 @@ void unary_f32_emulated(Fn f, Isa i, const float* x, float* y, int64_t n) {
 void unary_f32_isa(Fn f, Isa i, const float* x, float* y, int64_t n) {
   DenormalsOff daz;
   if (n <= 0) return;
+#if defined(__x86_64__)
   if (i == Isa::kAvx512) {
     if (f == Fn::kSigmoid) return sigmoid_avx512f(x, y, n);
     return isa::unary_avx512(f, x, y, n);
   }
   if (i == Isa::kAvx2Fma) return isa::unary_avx2(f, x, y, n);
-  unary_f32_emulated(f, i, x, y, n);
+#endif
+  if (f != Fn::kLog) return unary_f32_emulated(f, i, x, y, n);
+  // The generic path (CPUs without AVX2+FMA: older x86, every ARM CPU) promises no
+  // XNNPACK bits, and the exponent trick of the kernel it emulates reads +inf and NaN as
+  // finite exponents (log(+inf) would be 88.38): those lanes take log's IEEE values.
+  // In blocks (y may be x), each element computed as one call would (one lane at a time).
+  float in[64];
+  for (int64_t j0 = 0; j0 < n; j0 += 64) {
+    const int64_t m = n - j0 < 64 ? n - j0 : 64;
+    std::memcpy(in, x + j0, static_cast<size_t>(m) * sizeof(float));
+    unary_f32_emulated(f, i, in, y + j0, m);
+    for (int64_t j = 0; j < m; ++j)
+      if (std::isnan(in[j]) || in[j] == INFINITY) y[j0 + j] = in[j] + in[j];  // +inf, or a quiet NaN
+  }
 }
 
 void softmax_f32_emulated(Isa i, const float* x, float* y, int64_t n) {
@@ -413,8 +435,10 @@ void softmax_f32_emulated(Isa i, const float* x, float* y, int64_t n) {
 void softmax_f32_isa(Isa i, const float* x, float* y, int64_t n) {
   DenormalsOff daz;
   if (n <= 0) return;
+#if defined(__x86_64__)
   if (i == Isa::kAvx512) return isa::softmax_avx512(x, y, n);
   if (i == Isa::kAvx2Fma) return isa::softmax_avx2(x, y, n);
+#endif
   softmax_f32_emulated(i, x, y, n);
 }
 

@@ -23,7 +23,7 @@
 #pragma once
 #include <cstdint>
 
-#include "interpreter/xnnpack/xnn_math.h"
+#include "ops/xnn_math/xnn_math.h"
 
 namespace pte::xnn {
 namespace {

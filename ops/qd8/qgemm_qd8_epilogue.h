@@ -1,6 +1,8 @@
 // The qd8 float epilogue (see qgemm_qd8.h).
 #pragma once
-#include <immintrin.h>
+#if defined(__x86_64__)
+#include <immintrin.h>  // the vector ops structs (x86 kernel files only)
+#endif
 
 #include <cstdint>
 

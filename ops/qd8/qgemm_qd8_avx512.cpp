@@ -12,12 +12,13 @@
 //   sum (x + 128) w - (128 + x_zp) wsum  ==  sum (x - x_zp) w.
 // GCC 12: false
 // -Wmaybe-uninitialized in its own avx512fintrin.h (_mm512_undefined_*).
+#if defined(__x86_64__)  // x86 only: other ISAs take the scalar reference
 #if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 #include <immintrin.h>
 
-#include "interpreter/xnnpack/qgemm_qd8.h"
+#include "ops/qd8/qgemm_qd8.h"
 
 // clang (the fuzz build) has no GCC target pragma: the same target as a function attribute.
 #if defined(__clang__)
@@ -29,7 +30,7 @@
 #endif
 
 #define PTE_QD8_OPS512
-#include "interpreter/xnnpack/qgemm_qd8_epilogue.h"
+#include "ops/qd8/qgemm_qd8_epilogue.h"
 
 namespace pte::xnn {
 
@@ -385,3 +386,4 @@ void qgemm_qd8_avx512(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1,
 #else
 #pragma GCC pop_options
 #endif
+#endif  // defined(__x86_64__)

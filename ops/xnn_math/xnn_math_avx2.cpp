@@ -3,12 +3,13 @@
 // hardswish, avx2_rr1_p5 for sigmoid) and of its softmax row (raddstoreexpminusmax
 // avx2_rr2_p5_u32_acc2). What XNNPACK runs on AVX2 machines without AVX-512; tested
 // bit-equal to the lane-by-lane emulation in xnn_math_test.cpp.
+#if defined(__x86_64__)  // x86 only: other ISAs take the scalar reference
 #include <immintrin.h>
 
 #include <cstdint>
 #include <cstring>
 
-#include "interpreter/xnnpack/xnn_math_isa.h"
+#include "ops/xnn_math/xnn_math_isa.h"
 
 #if defined(__clang__)
 #pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
@@ -66,7 +67,7 @@ struct Avx2Ops {
 }  // namespace
 }  // namespace pte::xnn
 
-#include "interpreter/xnnpack/xnn_math_kernels.h"
+#include "ops/xnn_math/xnn_math_kernels.h"
 
 namespace pte::xnn::isa {
 
@@ -83,3 +84,4 @@ void softmax_avx2(const float* x, float* y, int64_t n) { softmax_kernel<Avx2Ops>
 #else
 #pragma GCC pop_options
 #endif
+#endif  // defined(__x86_64__)

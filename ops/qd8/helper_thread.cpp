@@ -5,9 +5,9 @@
 // and sets the next even epoch; caller and helper claim tasks by compare-and-swap of
 // state_, so a claim fails once the epoch moved on, and a successful claim in epoch e
 // means the caller is still inside epoch e's loop (it returns only when done == n).
-#include "interpreter/xnnpack/helper_thread.h"
+#include "ops/qd8/helper_thread.h"
+#include "ops/isa.h"
 
-#include <immintrin.h>
 
 #include <atomic>
 #include <chrono>
@@ -56,7 +56,7 @@ class Helper {
     // a task the helper holds: spin a little, then yield (it may be waiting for this core)
     for (int k = 0; done_.load(std::memory_order_acquire) < n; ++k)
       if (k < 256)
-        _mm_pause();
+        pte::isa::spin_pause();
       else
         std::this_thread::yield();
   }
@@ -90,7 +90,7 @@ class Helper {
       auto idle = [&](uint64_t ep) { return ep == seen || (ep & 1) != 0; };
       const auto t0 = std::chrono::steady_clock::now();
       for (int k = 1; idle(state_.load(std::memory_order_acquire) >> 32); ++k) {
-        _mm_pause();
+        pte::isa::spin_pause();
         if ((k & 63) == 0 && std::chrono::steady_clock::now() - t0 > spin_) break;
       }
       uint64_t e = state_.load(std::memory_order_acquire) >> 32;

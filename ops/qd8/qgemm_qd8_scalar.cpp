@@ -2,8 +2,8 @@
 #if !defined(__clang__)  // (the build passes -ffp-contract=off; clang has no optimize pragma)
 #pragma GCC optimize("fp-contract=off")
 #endif
-#include "interpreter/xnnpack/qgemm_qd8.h"
-#include "interpreter/xnnpack/qgemm_qd8_epilogue.h"
+#include "ops/qd8/qgemm_qd8.h"
+#include "ops/qd8/qgemm_qd8_epilogue.h"
 
 namespace pte::xnn {
 

@@ -1,22 +1,19 @@
 // qd8 GEMM: ISA choice at run time, activation preparation, threads (see qgemm_qd8.h).
-#include "interpreter/xnnpack/qgemm_qd8.h"
+#include "ops/qd8/qgemm_qd8.h"
 
-#include <cpuinfo.h>
 #include <pthreadpool.h>
 
 #include <algorithm>
 #include <cstring>
 
-#include "interpreter/xnnpack/helper_thread.h"
+#include "ops/qd8/helper_thread.h"
+#include "ops/isa.h"
 #include "ops/linalg/gemm.h"
 
 namespace pte::xnn {
 
-bool cpu_has_avx512_vnni() {
-  static const bool has = cpuinfo_initialize() && cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() &&
-                          cpuinfo_has_x86_avx512vl() && cpuinfo_has_x86_avx512vnni();
-  return has;
-}
+bool cpu_has_avx512_vnni() { return pte::isa::cpu().avx512_vnni(); }
+bool cpu_has_amx_int8() { return pte::isa::cpu().amx_int8; }
 
 bool qd8_simd_supported(const QGemm& q) {
   if (q.M <= 0 || q.N <= 0 || q.K <= 0 || q.block <= 0 || q.K % q.block != 0) return false;
@@ -31,12 +28,19 @@ size_t qd8_packed_u4_bytes(int64_t N, int64_t K, int64_t block, bool bf16) {
 
 void qd8_pack_u4(const uint8_t* w, const float* scales, bool bf16, int64_t N, int64_t K, int64_t block, int64_t S,
                  uint8_t* out, int32_t* wsum32, int16_t* wsum16) {
+#if defined(__x86_64__)
   if (cpu_has_avx512_vnni()) return qd8_pack_u4_avx512(w, scales, bf16, N, K, block, S, out, wsum32, wsum16);
+#endif
   qd8_pack_u4_scalar(w, scales, bf16, N, K, block, S, out, wsum32, wsum16);
 }
 
 bool qd8_ksum_u4_packed(const uint8_t* wp, bool bf16, int64_t N, int64_t K, int64_t block, float* ksum) {
+#if defined(__x86_64__)
   return cpu_has_avx512_vnni() && qd8_ksum_u4_packed_avx512(wp, bf16, N, K, block, ksum);
+#else
+  (void)wp, (void)bf16, (void)N, (void)K, (void)block, (void)ksum;
+  return false;
+#endif
 }
 
 void qd8_pack_u4_scalar(const uint8_t* w, const float* scales, bool bf16, int64_t N, int64_t K, int64_t block, int64_t S,
@@ -86,8 +90,10 @@ const int32_t* qd8_prepared_xcorr(const QGemm& q, const uint8_t* xp) {
   return reinterpret_cast<const int32_t*>(xp + xsum_offset(q));
 }
 
-void qd8_prepare_x(const QGemm& q, uint8_t* xp, QIsa isa) {
+void qd8_prepare_x(const QGemm& q, uint8_t* xp, [[maybe_unused]] QIsa isa) {
+#if defined(__x86_64__)
   if (isa == QIsa::Avx512 || isa == QIsa::Amx) return qd8_prepare_x_avx512(q, xp);
+#endif
   const uint8_t* x = reinterpret_cast<const uint8_t*>(q.x);
   const int64_t n = q.M * q.K;
   if (q.wkind == QWeights::I8) {
@@ -125,9 +131,15 @@ void run_tile(void* ctx, size_t m0, size_t n0, size_t tm, size_t tn) {
   const int64_t a = static_cast<int64_t>(m0), b = a + static_cast<int64_t>(tm);
   const int64_t c = static_cast<int64_t>(n0), d = c + static_cast<int64_t>(tn);
   switch (t.isa) {
+#if defined(__x86_64__)
     case QIsa::Amx: qgemm_qd8_amx(*t.q, t.xp, a, b, c, d); break;
     case QIsa::Avx512: qgemm_qd8_avx512(*t.q, t.xp, a, b, c, d); break;
     case QIsa::Avx2: qgemm_qd8_avx2(*t.q, t.xp, a, b, c, d); break;
+#endif
+#if defined(__aarch64__)
+    case QIsa::Neon: qgemm_qd8_neon(*t.q, a, b, c, d); break;
+    case QIsa::NeonDot: qgemm_qd8_neondot(*t.q, a, b, c, d); break;
+#endif
     default: qgemm_qd8_scalar(*t.q, a, b, c, d); break;
   }
 }
@@ -155,12 +167,28 @@ void run_quarters(void* ctx, size_t i) {
   if (k == g.tasks)
     return run_tile(g.t, 0, static_cast<size_t>(64 * g.quarter), static_cast<size_t>(q.M),
                     static_cast<size_t>(q.N - 64 * g.quarter));
+#if defined(__x86_64__)
   qgemm_qd8_avx512_u4_quarters(q, g.t->xp, 0, q.M, k * g.chunk, std::min(g.quarter, (k + 1) * g.chunk), g.quarter);
+#else
+  (void)q, (void)k;  // only chosen with Avx512
+#endif
 }
 }  // namespace
 
 void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, bool helper) {
   if (q.M <= 0 || q.N <= 0) return;
+#if defined(__aarch64__)
+  // NEON: any shape, no prepared activations (scratch null: the scalar reference, as documented)
+  const bool neon = scratch && pte::isa::cpu().neon, dot = neon && pte::isa::cpu().dotprod;
+  if (isa == QIsa::Auto) isa = dot ? QIsa::NeonDot : neon ? QIsa::Neon : QIsa::Scalar;
+  if ((isa == QIsa::NeonDot && !dot) || (isa == QIsa::Neon && !neon)) isa = QIsa::Scalar;
+  if (isa != QIsa::Neon && isa != QIsa::NeonDot) isa = QIsa::Scalar;
+  const bool simd = false;  // (no x86 preparation)
+#elif !defined(__x86_64__)
+  isa = QIsa::Scalar;  // (armhf and others: the reference)
+  const bool simd = false;
+#else
+  if (isa == QIsa::Neon || isa == QIsa::NeonDot) isa = QIsa::Scalar;
   const bool simd = scratch && qd8_simd_supported(q);
   // AMX for 16 rows or more (prefill): a tile is 16 rows
   if (isa == QIsa::Auto && simd && q.M >= 16 && qd8_amx_supported(q) && cpu_has_amx_int8()) isa = QIsa::Amx;
@@ -168,8 +196,9 @@ void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, bool 
   if (isa == QIsa::Auto) isa = !simd ? QIsa::Scalar : cpu_has_avx512_vnni() ? QIsa::Avx512 : linalg::cpu_has_avx2_fma() ? QIsa::Avx2 : QIsa::Scalar;
   if (!simd || (isa == QIsa::Avx512 && !cpu_has_avx512_vnni()) || (isa == QIsa::Avx2 && !linalg::cpu_has_avx2_fma()))
     isa = QIsa::Scalar;
+#endif
   Task t{&q, static_cast<const uint8_t*>(scratch), isa};
-  if (isa != QIsa::Scalar) qd8_prepare_x(q, static_cast<uint8_t*>(scratch), isa);
+  if (simd && isa != QIsa::Scalar) qd8_prepare_x(q, static_cast<uint8_t*>(scratch), isa);
   // Threads only for products of at least 2^18 multiply-adds (tens of microseconds: a
   // parallel region costs a few, more when the worker has to be woken). Tiles: rows in 32s
   // (the kernels walk rows inside a column group, so a group's weights stay in cache);

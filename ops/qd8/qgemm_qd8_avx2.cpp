@@ -11,12 +11,13 @@
 // The float epilogue is qd8_block_step / qd8_output (lane-wise, never fused).
 // GCC 12: false
 // -Wmaybe-uninitialized in its own avx512fintrin.h (_mm512_undefined_*).
+#if defined(__x86_64__)  // x86 only: other ISAs take the scalar reference
 #if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 #include <immintrin.h>
 
-#include "interpreter/xnnpack/qgemm_qd8.h"
+#include "ops/qd8/qgemm_qd8.h"
 
 // clang (the fuzz build) has no GCC target pragma: the same target as a function attribute.
 #if defined(__clang__)
@@ -28,7 +29,7 @@
 #endif
 
 #define PTE_QD8_OPS256
-#include "interpreter/xnnpack/qgemm_qd8_epilogue.h"
+#include "ops/qd8/qgemm_qd8_epilogue.h"
 
 namespace pte::xnn {
 
@@ -148,3 +149,4 @@ void qgemm_qd8_avx2(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, i
 #else
 #pragma GCC pop_options
 #endif
+#endif  // defined(__x86_64__)

@@ -2,6 +2,7 @@
 // (xnn_math_kernels.h with 16-lane vectors) and of its softmax row
 // (raddstoreexpminusmax avx512f_rr2_p5_u64_acc2). Tested bit-equal to the lane-by-lane
 // emulation in xnn_math_test.cpp.
+#if defined(__x86_64__)  // x86 only: other ISAs take the scalar reference
 #if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
@@ -9,7 +10,7 @@
 
 #include <cstdint>
 
-#include "interpreter/xnnpack/xnn_math_isa.h"
+#include "ops/xnn_math/xnn_math_isa.h"
 
 #if defined(__clang__)
 #pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
@@ -63,7 +64,7 @@ struct Avx512Ops {
 }  // namespace
 }  // namespace pte::xnn
 
-#include "interpreter/xnnpack/xnn_math_kernels.h"
+#include "ops/xnn_math/xnn_math_kernels.h"
 
 namespace pte::xnn::isa {
 
@@ -81,3 +82,4 @@ void softmax_avx512(const float* x, float* y, int64_t n) { softmax_kernel<Avx512
 #else
 #pragma GCC pop_options
 #endif
+#endif  // defined(__x86_64__)
