@@ -436,6 +436,9 @@ struct MethodMemory {
   std::string state_dtype, state_shape;  // of the first tensor ("mixed" when they differ)
   int64_t cache_positions = 0;           // 0: not a KV cache the runner can use
   std::string cache_note;                // why not, when not
+  int cache_layers = 0;                  // K/V layers (ring layers included)
+  int ring_layers = 0;                   // sliding-window layers kept as ring buffers
+  int64_t window = 0, ring_slots = 0;    // their window and ring size
 };
 struct MemoryReport {
   bool present = false;
@@ -484,6 +487,10 @@ void describe_state(const ProgramInfo& pi, Method& method, MethodMemory* mm) {
     return;
   }
   mm->cache_positions = cache->capacity();
+  mm->cache_layers = cache->layers();
+  mm->ring_layers = cache->ring_layers();
+  mm->window = cache->window();
+  mm->ring_slots = cache->ring_slots();
 }
 
 const MethodMemory* memory_of(const ProgramInfo& pi, const MethodInfo& m) {
@@ -584,10 +591,14 @@ void print_text(const std::string& file, const Program& program, const BundleInf
           t.row({"KV cache", "none (no persistent state in this method)"});
         } else {
           std::string c = std::to_string(mm->state_tensors) + " tensors";
-          if (mm->cache_positions) c += " (" + std::to_string(mm->state_tensors / 2) + " layers, K and V)";
+          if (mm->cache_positions) c += " (" + std::to_string(mm->cache_layers) + " layers, K and V)";
           c += ", " + mm->state_dtype + " " + mm->state_shape + ", " + bytes_text(mm->state_bytes) + ", in mutable buffers";
           if (mm->cache_positions) c += ", " + std::to_string(mm->cache_positions) + " positions";
-          else if (!mm->cache_note.empty()) c += " (" + shown(mm->cache_note, 200) + ")";
+          if (mm->ring_layers)
+            c += "; " + std::to_string(mm->ring_layers) + " of the layers sliding-window (window " + std::to_string(mm->window) +
+                 ") in ring buffers of " + std::to_string(mm->ring_slots) + " slots, with their slot-position tensors";
+          if (mm->cache_positions) {
+          } else if (!mm->cache_note.empty()) c += " (" + shown(mm->cache_note, 200) + ")";
           t.row({"KV cache", c});
         }
       }
@@ -761,7 +772,10 @@ Value program_json(const std::string& file, const Program& program, const Bundle
         Value& kv = r.set("kv_cache", Value::object());
         kv.set("where", Value(mm->state_tensors ? "mutable buffers" : "none"));
         kv.set("tensors", Value(static_cast<unsigned long long>(mm->state_tensors)));
-        kv.set("layers", Value(static_cast<unsigned long long>(mm->cache_positions ? mm->state_tensors / 2 : 0)));
+        kv.set("layers", Value(static_cast<unsigned long long>(mm->cache_positions ? mm->cache_layers : 0)));
+        kv.set("ring_layers", Value(static_cast<unsigned long long>(mm->ring_layers)));
+        kv.set("window", Value(static_cast<long long>(mm->window)));
+        kv.set("ring_slots", Value(static_cast<long long>(mm->ring_slots)));
         kv.set("dtype", Value(mm->state_dtype));
         kv.set("shape", Value(mm->state_shape));
         kv.set("bytes", Value(static_cast<unsigned long long>(mm->state_bytes)));

@@ -1,5 +1,6 @@
 #include "cache/kv_cache.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace pte {
@@ -7,9 +8,23 @@ namespace pte {
 Status KvCache::attach(Method& method, int64_t context_len, std::unique_ptr<KvCache>* out) {
   std::unique_ptr<KvCache> c(new KvCache());
   c->capacity_ = context_len;
-  for (const StateTensor& s : method.state_tensors()) {
+  std::vector<StateTensor> state = method.state_tensors();
+  // ring position tensors: int64 [slots], slots != context_len
+  for (const StateTensor& s : state) {
     const Tensor& t = *s.tensor;
-    if (!t.data || t.dim < 2) continue;
+    if (t.data && t.dim == 1 && t.dtype == DType::Int64 && t.sizes[0] > 1 && t.sizes[0] != context_len) {
+      if (c->ring_slots_ && c->ring_slots_ != t.sizes[0])
+        return Status::error("method " + method.info().name + ": sliding-window rings of " + std::to_string(c->ring_slots_) +
+                             " and " + std::to_string(t.sizes[0]) + " slots: one window per program is supported");
+      c->ring_slots_ = t.sizes[0];
+    }
+  }
+  c->window_ = c->ring_slots_ / 2;
+  for (const StateTensor& s : state) {
+    const Tensor& t = *s.tensor;
+    if (!t.data) continue;
+    bool ring_pos = c->ring_slots_ && t.dim == 1 && t.dtype == DType::Int64 && t.sizes[0] == c->ring_slots_;
+    if (t.dim < 2 && !ring_pos) continue;
     if (!t.contiguous_order())
       return Status::error("method " + method.info().name + ": state tensor (value " + std::to_string(s.value) +
                            ") is not contiguous: cannot treat it as a KV cache");
@@ -17,20 +32,56 @@ Status KvCache::attach(Method& method, int64_t context_len, std::unique_ptr<KvCa
     ct.value = s.value;
     ct.tensor = s.tensor;
     ct.bytes = t.nbytes();
+    if (ring_pos) {
+      ct.kind = CacheKind::RingPositions;
+      ct.position_dim = 0;
+      c->tensors_.push_back(ct);
+      continue;
+    }
     // the position dimension: sized context_len, batch (dim 0) excluded when of size 1
     for (int d = 1; d < t.dim; ++d)
       if (t.sizes[d] == context_len) { ct.position_dim = d; break; }
+    if (ct.position_dim < 0 && c->ring_slots_)
+      for (int d = 1; d < t.dim; ++d)
+        if (t.sizes[d] == c->ring_slots_) { ct.position_dim = d; ct.kind = CacheKind::Ring; break; }
     if (ct.position_dim < 0 && c->unsupported_.empty()) {
       std::string shape;
       for (int d = 0; d < t.dim; ++d) shape += (d ? "," : "") + std::to_string(t.sizes[d]);
       c->unsupported_ = "state tensor (value " + std::to_string(s.value) + ", shape [" + shape +
                         "]) has no dimension of the context length " + std::to_string(context_len) +
-                        " (a sliding-window or ring-buffer cache: pte-run cannot rewind, save or restore it yet)";
+                        (c->ring_slots_ ? " nor of the ring's " + std::to_string(c->ring_slots_) + " slots" : std::string()) +
+                        " and no ring positions beside it: pte-run cannot rewind, save or restore it";
     }
     c->tensors_.push_back(ct);
   }
   *out = std::move(c);
   return Status::ok();
+}
+
+size_t KvCache::ring_positions_tensors() const {
+  size_t n = 0;
+  for (const auto& c : tensors_) n += c.kind == CacheKind::RingPositions;
+  return n;
+}
+
+int KvCache::ring_layers() const {
+  size_t n = 0;
+  for (const auto& c : tensors_) n += c.kind == CacheKind::Ring;
+  return static_cast<int>(n / 2);
+}
+
+void KvCache::clear_ring_slot(int64_t slot) {
+  for (const auto& c : tensors_) {
+    if (c.kind == CacheKind::RingPositions) {
+      static_cast<int64_t*>(c.tensor->data)[slot] = -1;
+    } else if (c.kind == CacheKind::Ring) {
+      size_t outer, inner;
+      geometry(c, &outer, &inner);
+      size_t cap = static_cast<size_t>(c.tensor->sizes[c.position_dim]);
+      uint8_t* base = static_cast<uint8_t*>(c.tensor->data);
+      for (size_t o = 0; o < outer; ++o) std::memset(base + (o * cap + static_cast<size_t>(slot)) * inner, 0, inner);
+    }
+  }
 }
 
 size_t KvCache::bytes() const {
@@ -49,7 +100,14 @@ void KvCache::geometry(const CacheTensor& c, size_t* outer, size_t* inner) const
 }
 
 void KvCache::reset() {
-  for (const auto& c : tensors_) std::memset(c.tensor->data, 0, c.bytes);
+  for (const auto& c : tensors_) {
+    if (c.kind == CacheKind::RingPositions) {
+      int64_t* p = static_cast<int64_t*>(c.tensor->data);
+      for (int64_t i = 0; i < c.tensor->sizes[0]; ++i) p[i] = -1;
+    } else {
+      std::memset(c.tensor->data, 0, c.bytes);
+    }
+  }
   length_ = 0;
 }
 
@@ -58,7 +116,24 @@ Status KvCache::rewind(int64_t pos) {
     return Status::error("cannot rewind the cache to position " + std::to_string(pos) + " (it holds " + std::to_string(length_) + ")");
   if (pos == length_) return Status::ok();
   if (!unsupported_.empty()) return Status::error(unsupported_);
+  if (ring_slots_) {
+    // the next token (position pos) attends to positions [pos - window + 1, pos]: those
+    // before pos must still be in the ring
+    const CacheTensor* rp = nullptr;
+    for (const auto& c : tensors_)
+      if (c.kind == CacheKind::RingPositions) { rp = &c; break; }
+    const int64_t* slots = static_cast<const int64_t*>(rp->tensor->data);
+    for (int64_t q = std::max<int64_t>(0, pos - window_ + 1); q < pos; ++q)
+      if (slots[q % ring_slots_] != q)
+        return Status::error("cannot rewind the cache from " + std::to_string(length_) + " to position " + std::to_string(pos) +
+                             ": its sliding-window layers keep only the last " + std::to_string(ring_slots_) +
+                             " positions, and position " + std::to_string(q) + " of the window is gone (a ring can step back at most " +
+                             std::to_string(ring_slots_ - window_ + 1) + " positions)");
+    for (int64_t slot = 0; slot < ring_slots_; ++slot)
+      if (slots[slot] >= pos) clear_ring_slot(slot);
+  }
   for (const auto& c : tensors_) {
+    if (c.kind != CacheKind::Full) continue;
     size_t outer, inner;
     geometry(c, &outer, &inner);
     size_t cap = static_cast<size_t>(c.tensor->sizes[c.position_dim]);
@@ -74,6 +149,10 @@ size_t KvCache::saved_bytes(int64_t length) const {
   size_t n = 0;
   if (!unsupported_.empty()) return 0;
   for (const auto& c : tensors_) {
+    if (c.kind != CacheKind::Full) {
+      n += c.bytes;
+      continue;
+    }
     size_t outer, inner;
     geometry(c, &outer, &inner);
     n += outer * static_cast<size_t>(length) * inner;
@@ -86,6 +165,11 @@ std::vector<uint8_t> KvCache::save() const {
   std::vector<uint8_t> r(saved_bytes(length_));
   size_t at = 0;
   for (const auto& c : tensors_) {
+    if (c.kind != CacheKind::Full) {
+      std::memcpy(r.data() + at, c.tensor->data, c.bytes);
+      at += c.bytes;
+      continue;
+    }
     size_t outer, inner;
     geometry(c, &outer, &inner);
     size_t cap = static_cast<size_t>(c.tensor->sizes[c.position_dim]);
@@ -109,6 +193,11 @@ Status KvCache::restore(const uint8_t* data, size_t size, int64_t length) {
   reset();
   size_t at = 0;
   for (const auto& c : tensors_) {
+    if (c.kind != CacheKind::Full) {
+      std::memcpy(c.tensor->data, data + at, c.bytes);
+      at += c.bytes;
+      continue;
+    }
     size_t outer, inner;
     geometry(c, &outer, &inner);
     size_t cap = static_cast<size_t>(c.tensor->sizes[c.position_dim]);

@@ -8,8 +8,14 @@
 // rewinding zeroes the positions given back, so a rewound cache holds exactly what it
 // held before those positions were written.
 //
-// Not yet: caches passed as method inputs and returned as outputs, and sliding-window
-// layers kept as ring buffers (their position is not the slot index).
+// Sliding-window layers kept as ring buffers (optimum-executorch's and ExecuTorch's
+// CustomRingKVCache: a [B, 2*window, H, D] cache whose slot of position p is p % (2*window),
+// beside an int64 [2*window] state tensor holding the position each slot holds, -1 for
+// none) are found by that positions tensor. Rewind forgets the slots holding positions at
+// or past the target (positions -1, contents zeroed) and is refused when the window the
+// next token attends to is no longer in the ring; save/restore keep the ring tensors whole.
+//
+// Not yet: caches passed as method inputs and returned as outputs.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -20,11 +26,18 @@
 
 namespace pte {
 
+enum class CacheKind {
+  Full,           // position p at index p of position_dim
+  Ring,           // a sliding-window ring: position p at slot p % slots of position_dim
+  RingPositions,  // int64 [slots]: the position each ring slot holds (-1: empty)
+};
+
 struct CacheTensor {
   size_t value = 0;        // index in the method's value table
   Tensor* tensor = nullptr;
-  int position_dim = -1;   // the dimension indexed by position (-1: none found)
+  int position_dim = -1;   // the dimension indexed by position / slot (-1: none found)
   size_t bytes = 0;
+  CacheKind kind = CacheKind::Full;
 };
 
 class KvCache {
@@ -38,7 +51,12 @@ class KvCache {
   const std::vector<CacheTensor>& tensors() const { return tensors_; }
   // Key/value pairs: tensors / 2 when they pair up (the exporters keep one K and one V
   // per layer).
-  int layers() const { return static_cast<int>(tensors_.size() / 2); }
+  int layers() const { return static_cast<int>((tensors_.size() - ring_positions_tensors()) / 2); }
+  // Layers kept as sliding-window rings, their window (positions a token attends to) and
+  // slots (ring size, twice the window in the exporters' rings). 0 when none.
+  int ring_layers() const;
+  int64_t window() const { return window_; }
+  int64_t ring_slots() const { return ring_slots_; }
   size_t bytes() const;
   int64_t capacity() const { return capacity_; }
   int64_t length() const { return length_; }
@@ -65,10 +83,14 @@ class KvCache {
  private:
   // per tensor: bytes before the position dim (outer count) and per position (inner bytes)
   void geometry(const CacheTensor& c, size_t* outer, size_t* inner) const;
+  size_t ring_positions_tensors() const;
+  // zero slot `slot` of every ring tensor
+  void clear_ring_slot(int64_t slot);
   std::vector<CacheTensor> tensors_;
   int64_t capacity_ = 0;
   int64_t length_ = 0;
   std::string unsupported_;
+  int64_t window_ = 0, ring_slots_ = 0;
 };
 
 }  // namespace pte

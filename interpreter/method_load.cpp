@@ -1106,6 +1106,9 @@ struct MethodImpl::Load {
       if (in.kind == Instr::Kernel) {
         for (uint32_t j = 0; j + 1 < in.nargs; ++j) touch(a[j], false);
         if (in.nargs > 0) touch(a[in.nargs - 1], true);
+        // llama::update_cache[_with_indices].out write their cache argument in place
+        if (in.nargs > 2 && in.index < m.op_names_.size() && m.op_names_[in.index].rfind("llama::update_cache", 0) == 0)
+          touch(a[1], true);
       } else if (in.kind == Instr::Delegate) {
         for (uint32_t j = 0; j < in.nargs; ++j) touch(a[j], true);
       } else if (in.kind == Instr::Move) {

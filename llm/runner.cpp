@@ -84,6 +84,7 @@ Status TextRunner::read_metadata() {
   int64_t v = 0;
   meta_.max_seq_len = max_seq_len;
   meta_.max_context_len = const_int(info, "get_max_context_len", &v) ? v : meta_.max_seq_len;
+  if (const_int(info, "sliding_window", &v) && v > 0) meta_.sliding_window = v;
   if (meta_.max_seq_len <= 0 || meta_.max_context_len <= 0)
     return Status::error("metadata gives a non-positive sequence length");
   meta_.prefill_chunk = meta_.dynamic_prefill ? std::min(seq_bound, meta_.max_seq_len) : 1;
@@ -160,7 +161,19 @@ Status TextRunner::forward(const int32_t* ids, int64_t n, const float** logits) 
     p.capacity = pos_buf_.size() * sizeof(int64_t);
     PTE_TRY(method_->set_input(1, p));
   }
-  PTE_TRY(method_->execute());
+  Status run = method_->execute();
+  if (!run) {
+    // transformers' static sliding-window cache, traced by torch.export, keeps only the
+    // window and always takes its "not yet full" branch: the program cannot pass it
+    if (!cache_->unsupported().empty() && !cache_->ring_slots() && meta_.sliding_window > 0 &&
+        cache_->length() + n > meta_.sliding_window)
+      return Status::error(run.message() + " (at position " + std::to_string(cache_->length() + n - 1) +
+                           ": this export's sliding-window layers hold only " + std::to_string(meta_.sliding_window) +
+                           " positions with no ring buffer, so it cannot generate past the window; export it with "
+                           "optimum-executorch's custom KV cache and SDPA (use_custom_kv_cache, use_custom_sdpa), whose "
+                           "ring buffers pte-run runs)");
+    return run;
+  }
   const EValue& out = method_->output(0);
   if (!out.is_tensor()) return Status::error("output 0 is not a tensor");
   const Tensor& t = *out.t;

@@ -61,6 +61,7 @@ struct ModelMetadata {
   bool dynamic_prefill = false;  // token input has a dynamic length > 1
   int64_t prefill_chunk = 1;     // tokens per prefill call
   bool positions_as_range = true;  // cache_position [S] (HF) vs input_pos [1]
+  int64_t sliding_window = 0;     // the sliding_window constant (optimum), 0 when absent
 };
 
 class TextRunner {
