@@ -66,13 +66,13 @@ Status FeaturePreprocessor::compute(const float* samples, size_t n, float* out) 
   compute_strides(t);
   t.data = input_.data();
   t.capacity = input_.size() * sizeof(float);
-  const std::string where = path_ + ": method " + method_name_;
-  PTE_TRY(method_->set_input(0, t).context(where));
-  PTE_TRY(method_->execute().context(where));
+  Status s = method_->set_input(0, t);
+  if (s) s = method_->execute();
+  if (!s) return s.context(path_ + ": method " + method_name_);
   const EValue& o = method_->output(0);
   if (!o.is_tensor() || o.t->dtype != DType::Float || o.t->dim != 3 || o.t->sizes[0] != 1 ||
       o.t->sizes[1] != n_mels_ || o.t->sizes[2] != frames_ || !o.t->contiguous_order())
-    return Status::error(where + ": the features are not float [1, " + std::to_string(n_mels_) + ", " +
+    return Status::error(path_ + ": method " + method_name_ + ": the features are not float [1, " + std::to_string(n_mels_) + ", " +
                          std::to_string(frames_) + "] as the encoder takes");
   std::memcpy(out, o.t->data, static_cast<size_t>(n_mels_) * frames_ * sizeof(float));
   return Status::ok();
