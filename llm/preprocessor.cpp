@@ -40,7 +40,7 @@ Status FeaturePreprocessor::open(const std::string& path, int n_mels, int frames
     return Status::error(where + "not a preprocessor: expected a float32 output [1, mels, frames]");
   const TensorInfo& o = m->outputs[0].tensor;
   bool dyn = o.dynamism != Dynamism::Static;
-  if (o.sizes[1] != n_mels && !(dyn && o.sizes[1] > n_mels))
+  if (o.sizes[1] != n_mels)  // the mel count is fixed at export (a dynamic output's bound is exact)
     return Status::error(where + "it outputs " + shape_str(o.sizes) + " features; the encoder takes [1, " +
                          std::to_string(n_mels) + ", " + std::to_string(frames) + "]");
   if ((dyn && (o.sizes[0] < 1 || o.sizes[2] < frames)) || (!dyn && (o.sizes[0] != 1 || o.sizes[2] != frames)))

@@ -627,6 +627,14 @@ TEST_CASE("seq2seq cli: a --preprocessor that does not fit is one clear line") {
       {{wh.dir + "model.pte", wav, "--preprocessor", kData + "audio/speech_16k_s16.wav"}, "--preprocessor"},
       {{t5.dir + "model.pte", "hello", "--preprocessor", wh.dir + "preprocessor.pte"}, "applies to speech programs"},
   };
+  // an encoder of another shape (as a 128-bin Whisper would take): refused at load
+  std::unique_ptr<pte::FeaturePreprocessor> pre;
+  pte::Status s = pte::FeaturePreprocessor::open(wh.dir + "preprocessor.pte", 128, 3000, 480000, 1, &pre);
+  CHECK_FALSE(s);
+  CHECK_MESSAGE(s.message().find("it outputs [1, 80, 3000] features; the encoder takes [1, 128, 3000]") != std::string::npos, s.message());
+  s = pte::FeaturePreprocessor::open(wh.dir + "preprocessor.pte", 80, 6000, 960000, 1, &pre);
+  CHECK_FALSE(s);
+  CHECK_MESSAGE(s.message().find("takes at most 480000 samples") != std::string::npos, s.message());
   for (const Bad& b : cases) {
     CAPTURE(b.args[3]);
     Proc p = run(b.args);
