@@ -25,7 +25,9 @@
 //       also scale (y = s*x) and a read-only sum (AVX2) over N MiB, on one thread; and the
 //       read-only sum on all physical cores, with one and with eight streams per thread.
 #include <cpuinfo.h>
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -460,6 +462,7 @@ int cmd_generate(const Args& a) {
   return 0;
 }
 
+#if defined(__x86_64__)
 volatile float sink_sum = 0;
 
 // Sum of x[i0, i1) read as `streams` interleaved sequential streams (one 64-byte line of
@@ -535,6 +538,9 @@ __attribute__((target("avx2"))) int cmd_stream(const Args& a) {
               json_list(read_mt1).c_str(), json_list(read_mt8).c_str());
   return 0;
 }
+#else
+int cmd_stream(const Args&) { return fail("stream: the bandwidth probe is x86-64 only (AVX2)"); }
+#endif
 
 }  // namespace
 

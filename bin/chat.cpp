@@ -9,6 +9,7 @@
 #include <iostream>
 #include <string>
 
+#include "bin/args.h"
 #include "bin/commands.h"
 #include "llm/chat.h"
 #include "util/json.h"
@@ -35,13 +36,6 @@ void usage(std::FILE* f) {
                "  --tokenizer PATH --data FILE.ptd --threads N --method NAME\n");
 }
 
-bool parse_num(const char* s, double* out) {
-  char* end = nullptr;
-  errno = 0;
-  *out = std::strtod(s, &end);
-  return s[0] && end && *end == 0 && errno == 0;
-}
-
 void print_stats(int turn, const ChatTurnStats& ts, int64_t position, int64_t cap) {
   const GenerationStats& st = ts.gen;
   double dec = st.generated_tokens > 1 && st.decode_ms > 0 ? (st.generated_tokens - 1) / (st.decode_ms / 1000.0) : 0;
@@ -60,52 +54,27 @@ int cmd_chat(int argc, char** argv) {
   GenerationConfig gc;
   std::string system, load_path;
   bool stats = false, context_shift = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](const char* name) -> const char* {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "pte-run: %s needs a value\n", name);
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    double num = 0;
-    auto number = [&](const char* name) {
-      const char* v = value(name);
-      if (!parse_num(v, &num)) {
-        std::fprintf(stderr, "pte-run: %s: '%s' is not a number\n", name, v);
-        std::exit(2);
-      }
-      return num;
-    };
+  ArgReader args(argc, argv);
+  while (args.next()) {
+    const std::string& a = args.arg();
     if (a == "-h" || a == "--help") { usage(stdout); return 0; }
     else if (a == "-i" || a == "--interactive" || a == "--chat") {}
-    else if (a == "--tokenizer") ro.tokenizer_path = value("--tokenizer");
-    else if (a == "-n" || a == "--max-new-tokens") gc.max_new_tokens = static_cast<int>(number("--max-new-tokens"));
-    else if (a == "--temperature") gc.sampling.temperature = static_cast<float>(number("--temperature"));
-    else if (a == "--top-k") gc.sampling.top_k = static_cast<int>(number("--top-k"));
-    else if (a == "--top-p") gc.sampling.top_p = static_cast<float>(number("--top-p"));
-    else if (a == "--min-p") gc.sampling.min_p = static_cast<float>(number("--min-p"));
-    else if (a == "--repeat-penalty") gc.sampling.repeat_penalty = static_cast<float>(number("--repeat-penalty"));
-    else if (a == "--repeat-last-n") gc.sampling.repeat_last_n = static_cast<int>(number("--repeat-last-n"));
-    else if (a == "--seed") gc.sampling.seed = static_cast<uint64_t>(number("--seed"));
-    else if (a == "--system") system = value("--system");
+    else if (a == "--tokenizer") ro.tokenizer_path = args.value();
+    else if (a == "-n" || a == "--max-new-tokens") gc.max_new_tokens = static_cast<int>(args.number());
+    else if (take_sampling_option(args, &gc.sampling)) {}
+    else if (a == "--system") system = args.value();
     else if (a == "--context-shift") context_shift = true;
-    else if (a == "--load-session") load_path = value("--load-session");
+    else if (a == "--load-session") load_path = args.value();
     else if (a == "--stats") stats = true;
-    else if (a == "--data") ro.data_files.push_back(value("--data"));
-    else if (a == "--threads") ro.num_threads = static_cast<int>(number("--threads"));
-    else if (a == "--method") ro.method = value("--method");
+    else if (a == "--data") ro.data_files.push_back(args.value());
+    else if (a == "--threads") ro.num_threads = static_cast<int>(args.number());
+    else if (a == "--method") ro.method = args.value();
     else if (a.size() > 1 && a[0] == '-') { std::fprintf(stderr, "pte-run: unknown option %s\n", a.c_str()); usage(stderr); return 2; }
     else if (ro.model_path.empty()) ro.model_path = a;
     else { std::fprintf(stderr, "pte-run: chat takes no prompt argument ('%s'): type the turns\n", a.c_str()); return 2; }
   }
   if (ro.model_path.empty()) { usage(stderr); return 2; }
-  const SamplerConfig& sc = gc.sampling;
-  if (sc.temperature < 0 || sc.top_p < 0 || sc.top_p > 1 || sc.top_k < 0 || sc.min_p < 0 || sc.min_p > 1 || sc.repeat_penalty <= 0) {
-    std::fprintf(stderr, "pte-run: --temperature must be >= 0, --top-k >= 0, --top-p and --min-p in [0, 1], --repeat-penalty > 0\n");
-    return 2;
-  }
+  if (!check_sampling(gc.sampling)) return 2;
 
   std::unique_ptr<TextRunner> runner;
   Status s = TextRunner::create(ro, &runner);

@@ -18,5 +18,15 @@ int cmd_seq2seq(int argc, char** argv);   // pte-run T5.pte "text" | WHISPER.pte
 bool is_seq2seq_file(const std::string& path);
 std::string task_of(const ProgramInfo& info);
 int cmd_chat(int argc, char** argv);      // pte-run chat MODEL.pte [options] (pte-run MODEL.pte -i)
+// encode.cpp: fill-mask (pte-run BERT.pte "text with [MASK]") and sentence embeddings (pte-run embed).
+int cmd_fill_mask(int argc, char** argv);
+int cmd_embed(int argc, char** argv);
+bool is_encoder_file(const std::string& path);
+std::string encoder_task_text(const ProgramInfo& info);  // "" when not an encoder program
+// The task pte-run info shows: the encoder's, else the seq2seq / generation one ("" if none).
+inline std::string program_task(const ProgramInfo& info) {
+  std::string t = encoder_task_text(info);
+  return t.empty() ? task_of(info) : t;
+}
 
 }  // namespace pte::cli

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "bin/args.h"
 #include "bin/commands.h"
 #include "llm/runner.h"
 #include "llm/session.h"
@@ -61,13 +62,6 @@ bool valid_utf8(const std::string& s) {
   return true;
 }
 
-bool parse_num(const char* s, double* out) {
-  char* end = nullptr;
-  errno = 0;
-  *out = std::strtod(s, &end);
-  return s[0] && end && *end == 0 && errno == 0;
-}
-
 }  // namespace
 
 int cmd_generate(int argc, char** argv) {
@@ -78,47 +72,26 @@ int cmd_generate(int argc, char** argv) {
   std::string prompt, prompt_file;
   bool have_prompt = false, stats = false, print_ids = false, json_out = false;
   std::string save_path, load_path;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](const char* name) -> const char* {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "pte-run: %s needs a value\n", name);
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    double num = 0;
-    auto number = [&](const char* name) {
-      const char* v = value(name);
-      if (!parse_num(v, &num)) {
-        std::fprintf(stderr, "pte-run: %s: '%s' is not a number\n", name, v);
-        std::exit(2);
-      }
-      return num;
-    };
+  ArgReader args(argc, argv);
+  while (args.next()) {
+    const std::string& a = args.arg();
     if (a == "-h" || a == "--help") { usage(stdout); return 0; }
-    else if (a == "--tokenizer") ro.tokenizer_path = value("--tokenizer");
-    else if (a == "-n" || a == "--max-new-tokens") gc.max_new_tokens = static_cast<int>(number("--max-new-tokens"));
-    else if (a == "--temperature") gc.sampling.temperature = static_cast<float>(number("--temperature"));
-    else if (a == "--top-k") gc.sampling.top_k = static_cast<int>(number("--top-k"));
-    else if (a == "--top-p") gc.sampling.top_p = static_cast<float>(number("--top-p"));
-    else if (a == "--seed") gc.sampling.seed = static_cast<uint64_t>(number("--seed"));
+    else if (a == "--tokenizer") ro.tokenizer_path = args.value();
+    else if (a == "-n" || a == "--max-new-tokens") gc.max_new_tokens = static_cast<int>(args.number());
+    else if (take_sampling_option(args, &gc.sampling)) {}
     else if (a == "--chat") gc.chat = true;
-    else if (a == "--system") gc.system_prompt = value("--system");
+    else if (a == "--system") gc.system_prompt = args.value();
     else if (a == "--stats") stats = true;
     else if (a == "--ignore-eos") gc.ignore_eos = true;
-    else if (a == "--stop") gc.stop.push_back(value("--stop"));
-    else if (a == "--min-p") gc.sampling.min_p = static_cast<float>(number("--min-p"));
-    else if (a == "--repeat-penalty") gc.sampling.repeat_penalty = static_cast<float>(number("--repeat-penalty"));
-    else if (a == "--repeat-last-n") gc.sampling.repeat_last_n = static_cast<int>(number("--repeat-last-n"));
+    else if (a == "--stop") gc.stop.push_back(args.value());
     else if (a == "--json") json_out = true;
-    else if (a == "--save-session") save_path = value("--save-session");
-    else if (a == "--load-session") load_path = value("--load-session");
+    else if (a == "--save-session") save_path = args.value();
+    else if (a == "--load-session") load_path = args.value();
     else if (a == "--ids") print_ids = true;
-    else if (a == "--data") ro.data_files.push_back(value("--data"));
-    else if (a == "--threads") ro.num_threads = static_cast<int>(number("--threads"));
-    else if (a == "--method") ro.method = value("--method");
-    else if (a == "--prompt-file" || a == "-f") prompt_file = value("--prompt-file");
+    else if (a == "--data") ro.data_files.push_back(args.value());
+    else if (a == "--threads") ro.num_threads = static_cast<int>(args.number());
+    else if (a == "--method") ro.method = args.value();
+    else if (a == "--prompt-file" || a == "-f") prompt_file = args.value();
     else if (a.size() > 1 && a[0] == '-' && a != "-") { std::fprintf(stderr, "pte-run: unknown option %s\n", a.c_str()); usage(stderr); return 2; }
     else if (ro.model_path.empty()) ro.model_path = a;
     else if (!have_prompt) { prompt = a; have_prompt = true; }
@@ -127,21 +100,7 @@ int cmd_generate(int argc, char** argv) {
   if (ro.model_path.empty()) { usage(stderr); return 2; }
   if (!prompt_file.empty()) {
     if (have_prompt) { std::fprintf(stderr, "pte-run: give either a prompt or --prompt-file, not both\n"); return 2; }
-    struct stat sb;
-    if (::stat(prompt_file.c_str(), &sb) != 0) {
-      std::fprintf(stderr, "pte-run: %s: cannot read the prompt file: %s\n", prompt_file.c_str(), std::strerror(errno));
-      return 1;
-    }
-    if (!S_ISREG(sb.st_mode)) {
-      std::fprintf(stderr, "pte-run: %s: cannot read the prompt file: not a regular file\n", prompt_file.c_str());
-      return 1;
-    }
-    std::ifstream f(prompt_file, std::ios::binary);
-    if (!f) { std::fprintf(stderr, "pte-run: %s: cannot read the prompt file: %s\n", prompt_file.c_str(), std::strerror(errno)); return 1; }
-    std::stringstream ss;
-    ss << f.rdbuf();
-    if (f.bad()) { std::fprintf(stderr, "pte-run: %s: cannot read the prompt file: read error\n", prompt_file.c_str()); return 1; }
-    prompt = ss.str();
+    if (!read_prompt_file(prompt_file, &prompt)) return 1;
     have_prompt = true;
   }
   if (!have_prompt) { std::fprintf(stderr, "pte-run: no prompt given\n"); usage(stderr); return 2; }
@@ -149,11 +108,7 @@ int cmd_generate(int argc, char** argv) {
     std::fprintf(stderr, "pte-run: %s: the prompt is not valid UTF-8\n", prompt_file.empty() ? "prompt" : prompt_file.c_str());
     return 1;
   }
-  if (gc.sampling.temperature < 0 || gc.sampling.top_p < 0 || gc.sampling.top_p > 1 || gc.sampling.top_k < 0 ||
-      gc.sampling.min_p < 0 || gc.sampling.min_p > 1 || gc.sampling.repeat_penalty <= 0) {
-    std::fprintf(stderr, "pte-run: --temperature must be >= 0, --top-k >= 0, --top-p and --min-p in [0, 1], --repeat-penalty > 0\n");
-    return 2;
-  }
+  if (!check_sampling(gc.sampling)) return 2;
   for (const auto& st : gc.stop)
     if (st.empty() || !valid_utf8(st)) { std::fprintf(stderr, "pte-run: --stop needs a non-empty UTF-8 string\n"); return 2; }
 

@@ -522,7 +522,7 @@ void print_text(const std::string& file, const Program& program, const BundleInf
   std::fprintf(f, "%s\n", shown(file, 4096).c_str());
   Table top;
   top.row({"size", bytes_text(bundle.present ? bundle.file_bytes : pi.file_bytes)});
-  if (std::string task = task_of(pi); !task.empty()) top.row({"task", task});
+  if (std::string task = program_task(pi); !task.empty()) top.row({"task", task});
   if (bundle.present) {
     top.row({"file", "bundled program (BP08, version " + std::to_string(bundle.version) + ")"});
     top.row({"program", bytes_text(bundle.program_bytes) + " embedded at offset " + grouped(bundle.program_offset) +
@@ -673,7 +673,7 @@ Value program_json(const std::string& file, const Program& program, const Bundle
   Value doc = Value::object();
   doc.set("file", Value(file));
   doc.set("format", Value(bundle.present ? "bpte" : "pte"));
-  if (std::string task = task_of(pi); !task.empty()) doc.set("task", Value(task));
+  if (std::string task = program_task(pi); !task.empty()) doc.set("task", Value(task));
   if (bundle.present) {
     Value& b = doc.set("bundle", Value::object());
     b.set("version", Value(bundle.version));

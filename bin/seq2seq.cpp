@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 
+#include "bin/args.h"
 #include "bin/commands.h"
 #include "llm/seq2seq.h"
 
@@ -24,7 +25,8 @@ void usage(std::FILE* f) {
                "       pte-run WHISPER.pte speech.wav [options]  speech to text, in 30 s windows\n"
                "  --tokenizer PATH        tokenizer.json or a folder holding it (default: next to the model)\n"
                "  -n, --max-new-tokens N  stop after N new tokens (per 30 s window; default 256; -1: EOS or a full cache)\n"
-               "  --temperature T, --top-k K, --top-p P, --seed S   sampling (default greedy)\n"
+               "  --temperature T, --top-k K, --top-p P, --min-p P, --seed S   sampling (default greedy)\n"
+               "  --repeat-penalty R, --repeat-last-n N   penalise tokens of the last N generated\n"
                "  --ignore-eos            keep generating past end-of-sequence tokens\n"
                "  --language XX           Whisper: the spoken language (default: the generation config's, else detected)\n"
                "  --task transcribe|translate   Whisper: the task (default transcribe)\n"
@@ -37,13 +39,6 @@ void usage(std::FILE* f) {
                "  --stats                 print load, encoder and decoder times, tokens/s, real-time factor and peak RSS\n"
                "  --data FILE.ptd         external weights (repeatable)\n"
                "  --threads N             worker threads (default: physical cores)\n");
-}
-
-bool parse_num(const char* s, double* out) {
-  char* end = nullptr;
-  errno = 0;
-  *out = std::strtod(s, &end);
-  return s[0] && end && *end == 0 && errno == 0;
 }
 
 std::string ids_text(const std::vector<int32_t>& v) {
@@ -88,52 +83,31 @@ int cmd_seq2seq(int argc, char** argv) {
   Seq2SeqConfig gc;
   std::string input, prompt_file;
   bool have_input = false, stats = false, print_ids = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](const char* name) -> const char* {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "pte-run: %s needs a value\n", name);
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    double num = 0;
-    auto number = [&](const char* name) {
-      const char* v = value(name);
-      if (!parse_num(v, &num)) {
-        std::fprintf(stderr, "pte-run: %s: '%s' is not a number\n", name, v);
-        std::exit(2);
-      }
-      return num;
-    };
+  ArgReader args(argc, argv);
+  while (args.next()) {
+    const std::string& a = args.arg();
     if (a == "-h" || a == "--help") { usage(stdout); return 0; }
-    else if (a == "--tokenizer") ro.tokenizer_path = value("--tokenizer");
-    else if (a == "-n" || a == "--max-new-tokens") gc.max_new_tokens = static_cast<int>(number("--max-new-tokens"));
-    else if (a == "--temperature") gc.sampling.temperature = static_cast<float>(number("--temperature"));
-    else if (a == "--top-k") gc.sampling.top_k = static_cast<int>(number("--top-k"));
-    else if (a == "--top-p") gc.sampling.top_p = static_cast<float>(number("--top-p"));
-    else if (a == "--seed") gc.sampling.seed = static_cast<uint64_t>(number("--seed"));
+    else if (a == "--tokenizer") ro.tokenizer_path = args.value();
+    else if (a == "-n" || a == "--max-new-tokens") gc.max_new_tokens = static_cast<int>(args.number());
+    else if (take_sampling_option(args, &gc.sampling)) {}
     else if (a == "--ignore-eos") gc.ignore_eos = true;
-    else if (a == "--language") gc.language = value("--language");
-    else if (a == "--task") gc.task = value("--task");
+    else if (a == "--language") gc.language = args.value();
+    else if (a == "--task") gc.task = args.value();
     else if (a == "--timestamps") gc.timestamps = true;
     else if (a == "--no-previous-text") gc.previous_text = false;
     else if (a == "--stats") stats = true;
     else if (a == "--ids") print_ids = true;
-    else if (a == "--preprocessor") ro.preprocessor_path = value("--preprocessor");
-    else if (a == "--data") ro.data_files.push_back(value("--data"));
-    else if (a == "--threads") ro.num_threads = static_cast<int>(number("--threads"));
-    else if (a == "--prompt-file" || a == "-f") prompt_file = value("--prompt-file");
+    else if (a == "--preprocessor") ro.preprocessor_path = args.value();
+    else if (a == "--data") ro.data_files.push_back(args.value());
+    else if (a == "--threads") ro.num_threads = static_cast<int>(args.number());
+    else if (a == "--prompt-file" || a == "-f") prompt_file = args.value();
     else if (a.size() > 1 && a[0] == '-' && a != "-") { std::fprintf(stderr, "pte-run: unknown option %s\n", a.c_str()); usage(stderr); return 2; }
     else if (ro.model_path.empty()) ro.model_path = a;
     else if (!have_input) { input = a; have_input = true; }
     else { std::fprintf(stderr, "pte-run: unexpected argument '%s'\n", a.c_str()); return 2; }
   }
   if (ro.model_path.empty()) { usage(stderr); return 2; }
-  if (gc.sampling.temperature < 0 || gc.sampling.top_p < 0 || gc.sampling.top_p > 1 || gc.sampling.top_k < 0) {
-    std::fprintf(stderr, "pte-run: --temperature must be >= 0, --top-k >= 0 and --top-p in [0, 1]\n");
-    return 2;
-  }
+  if (!check_sampling(gc.sampling)) return 2;
   if (!gc.task.empty() && gc.task != "transcribe" && gc.task != "translate") {
     std::fprintf(stderr, "pte-run: --task must be transcribe or translate\n");
     return 2;
@@ -145,15 +119,7 @@ int cmd_seq2seq(int argc, char** argv) {
   if (!prompt_file.empty()) {
     if (have_input) { std::fprintf(stderr, "pte-run: give either an input or --prompt-file, not both\n"); return 2; }
     if (speech) { std::fprintf(stderr, "pte-run: %s takes a WAV file, not --prompt-file\n", ro.model_path.c_str()); return 2; }
-    std::ifstream f(prompt_file, std::ios::binary);
-    struct stat sb;
-    if (!f || ::stat(prompt_file.c_str(), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-      std::fprintf(stderr, "pte-run: %s: cannot read the prompt file\n", prompt_file.c_str());
-      return 1;
-    }
-    std::stringstream ss;
-    ss << f.rdbuf();
-    input = ss.str();
+    if (!read_prompt_file(prompt_file, &input)) return 1;
     have_input = true;
   }
   if (!have_input) {

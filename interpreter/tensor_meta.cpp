@@ -16,13 +16,14 @@ Status decode_tensor_meta(const fb::Tensor* t, Tensor* out) {
     return Status::error("tensor dim_order has " + std::to_string(norder) + " entries for " + std::to_string(dim) + " dimensions");
   out->dim = dim;
   unsigned seen = 0;
-  __int128 numel = 1;
+  int64_t numel = 1;  // at most 2^48: checked before each product (no 128-bit type on 32-bit ARM)
   for (int i = 0; i < dim; ++i) {
     int32_t s = sizes->Get(i);
     if (s < 0) return Status::error("tensor has a negative size " + std::to_string(s));
     out->sizes[i] = s;
-    numel *= s > 0 ? s : 1;  // (zero-size dims aside: the strides are products of the others)
-    if (numel > (static_cast<__int128>(1) << 48)) return Status::error("tensor size is absurd (more than 2^48 elements)");
+    const int64_t f = s > 0 ? s : 1;  // (zero-size dims aside: the strides are products of the others)
+    if (numel > (int64_t{1} << 48) / f) return Status::error("tensor size is absurd (more than 2^48 elements)");
+    numel *= f;
     int o = norder ? order->Get(i) : i;
     if (o >= dim || (seen & (1u << o))) return Status::error("tensor dim_order is not a permutation");
     seen |= 1u << o;

@@ -348,7 +348,7 @@ Status Seq2SeqRunner::decode(const std::vector<int32_t>& prompt_in, bool detect_
     // without --timestamps transformers leaves timestamp tokens unsuppressed: so do we
     if (config.timestamps && whisper_text && meta_.timestamp_begin >= 0) timestamp_rules(work, *window_tokens);
     int32_t next = (produced == 0 && meta_.forced_bos_id >= 0) ? static_cast<int32_t>(meta_.forced_bos_id)
-                                                                : sampler_.sample(work);
+                                                                : sampler_.sample(work, *window_tokens);
     if (st->generated_tokens == 0 && produced == 0) t_first = now_ms();
     ++st->generated_tokens;
     st->tokens.push_back(next);

@@ -41,7 +41,8 @@ inline size_t align_up(size_t n, size_t a = kAlignment) { return (n + a - 1) / a
 class Arena {
  public:
   static constexpr size_t kMapThreshold = size_t{16} << 10;
-  static constexpr size_t kMaxArenaBytes = size_t{1} << 40;  // refuses absurd plans outright
+  // refuses absurd plans outright: 1 TiB, or half the address space where size_t has 32 bits
+  static constexpr size_t kMaxArenaBytes = sizeof(size_t) >= 8 ? static_cast<size_t>(uint64_t{1} << 40) : SIZE_MAX / 2;
 
   Arena() = default;
   Arena(const Arena&) = delete;

@@ -15,9 +15,15 @@
 
 #include "interpreter/xnnpack/exec.h"
 #include "interpreter/xnnpack/exec_qs8.h"
-#include "interpreter/xnnpack/xnn_math.h"
+#include "ops/xnn_math/xnn_math.h"
 
 namespace pte::xnn {
+
+namespace {
+// The largest arena a blob's intermediate values may need: 4 GiB, or a quarter of the
+// address space where size_t has 32 bits (so that no sum of placements can wrap).
+constexpr uint64_t kMaxArena = sizeof(size_t) >= 8 ? uint64_t{1} << 32 : uint64_t{SIZE_MAX} / 4;
+}  // namespace
 
 bool State::set_shape(int32_t out, const Shape& s) {
   RtValue& r = v(out);
@@ -218,9 +224,13 @@ class XnnpackInstance final : public BackendInstance {
         RtValue t;
         t.shape = v.dims;
         r.row_capacity = t.rows();
+        if (static_cast<uint64_t>(r.row_capacity) > kMaxArena / 16)
+          return Status::error("XNNPACK blob: value " + std::to_string(i) + " has too many rows");
         row_bytes = (static_cast<size_t>(r.row_capacity) * 8 + 63) & ~size_t(63);
       }
       size_t bytes = v.is_external() ? 0 : value_bytes(v.dtype, v.dims);
+      if (bytes > kMaxArena)  // (each below the limit: the sums below cannot wrap a 32-bit size_t)
+        return Status::error("XNNPACK blob: value " + std::to_string(i) + " needs " + std::to_string(bytes) + " bytes");
       if (!v.is_external()) r.capacity = bytes;
       bytes = (bytes + 63) & ~size_t(63);
       if (bytes + row_bytes == 0) continue;
@@ -252,9 +262,10 @@ class XnnpackInstance final : public BackendInstance {
       }
       sl.off = at;
       total = std::max(total, at + need);
+      if (total > kMaxArena) break;  // refused below, before a sum could wrap
       placed.push_back(k);
     }
-    if (total > (size_t(1) << 32)) return Status::error("XNNPACK blob: intermediate values need " + std::to_string(total) + " bytes");
+    if (total > kMaxArena) return Status::error("XNNPACK blob: intermediate values need " + std::to_string(total) + " bytes");
     arena_bytes_ = total;
     slots_.clear();
     for (const Slot& sl : slots) slots_.push_back({static_cast<int32_t>(sl.value), sl.off, sl.bytes, sl.row_bytes});

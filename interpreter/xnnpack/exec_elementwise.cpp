@@ -1,15 +1,10 @@
 // pte-run XNNPACK delegate: unary and binary elementwise nodes, clamp, softmax (fp32).
-// GCC 12: false -Wmaybe-uninitialized in its own avx512fintrin.h (_mm512_undefined_*).
-#if !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-
 #include <algorithm>
 #include <cmath>
 
 #include "interpreter/xnnpack/exec.h"
-#include "interpreter/xnnpack/xnn_math.h"
+#include "ops/elementwise/vbinary_f32.h"
+#include "ops/xnn_math/xnn_math.h"
 
 namespace pte::xnn {
 
@@ -143,28 +138,6 @@ void binary_loop(const Shape& o, const float* a, const int64_t* sa, const float*
   });
 }
 
-// Add and Multiply rows 16 lanes at a time (each element the same single rounding as the
-// scalar loop; the activations of a prefill chunk are hundreds of KiB per node).
-template <bool Mul>
-__attribute__((target("avx512f"))) void add_mul_row_avx512(float* py, const float* pa, int64_t ia, const float* pb, int64_t ib,
-                                                          int64_t n) {
-  if (ia > 1 || ib > 1 || ia < 0 || ib < 0) {
-    for (int64_t j = 0; j < n; ++j) py[j] = Mul ? pa[j * ia] * pb[j * ib] : pa[j * ia] + pb[j * ib];
-    return;
-  }
-  const __m512 a0 = _mm512_set1_ps(pa[0]), b0 = _mm512_set1_ps(pb[0]);
-  for (int64_t j = 0; j < n; j += 16) {
-    const __mmask16 m = n - j >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (n - j)) - 1);
-    const __m512 va = ia ? _mm512_maskz_loadu_ps(m, pa + j) : a0, vb = ib ? _mm512_maskz_loadu_ps(m, pb + j) : b0;
-    _mm512_mask_storeu_ps(py + j, m, Mul ? _mm512_mul_ps(va, vb) : _mm512_add_ps(va, vb));
-  }
-}
-
-bool cpu_avx512f() {
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
-}
-
 }  // namespace
 
 bool run_binary(State& s, const Node& n) {
@@ -180,8 +153,13 @@ bool run_binary(State& s, const Node& n) {
   const float* b = s.ptr<float>(n.in[1]);
   float* y = s.ptr<float>(n.out);
   if (so.numel() == 0) return true;
-  if ((n.op == Op::Add || n.op == Op::Multiply) && cpu_avx512f()) {
-    binary_rows(so, a, st_a, b, st_b, y, n.op == Op::Add ? add_mul_row_avx512<false> : add_mul_row_avx512<true>);
+  // Add and Multiply rows by the ops/ vector form where this CPU has one (each element
+  // the same single rounding as the loop; the activations of a prefill chunk are
+  // hundreds of KiB per node)
+  const ew::VRowF32 simd = n.op == Op::Add ? ew::vaddmul_row_f32_simd(false)
+                           : n.op == Op::Multiply ? ew::vaddmul_row_f32_simd(true) : nullptr;
+  if (simd) {
+    binary_rows(so, a, st_a, b, st_b, y, simd);
     clamp_output(n, y, so.numel());
     return true;
   }

@@ -19,9 +19,9 @@
 #include <new>
 
 #include "interpreter/xnnpack/exec.h"
-#include "interpreter/xnnpack/qgemm_qd8.h"
-#include "interpreter/xnnpack/qgemm_qd8_epilogue.h"
-#include "interpreter/xnnpack/quantize_qd8.h"
+#include "ops/qd8/qgemm_qd8.h"
+#include "ops/qd8/qgemm_qd8_epilogue.h"
+#include "ops/qd8/quantize_qd8.h"
 
 namespace pte::xnn {
 

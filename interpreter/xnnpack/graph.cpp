@@ -549,13 +549,18 @@ size_t dt_size(DT t) {
   }
 }
 
+namespace {
+size_t saturate_size(uint64_t v) { return v > SIZE_MAX ? SIZE_MAX : static_cast<size_t>(v); }
+}  // namespace
+
 size_t value_bytes(DT t, const Shape& s) {
   if (t == DT::QCInt4 || t == DT::QBInt4) {
     if (s.n == 0) return 1;
     int64_t last = s.d[s.n - 1], rows = s.numel() / (last ? last : 1);
-    return static_cast<size_t>(rows * ((last + 1) / 2));
+    return saturate_size(static_cast<uint64_t>(rows) * static_cast<uint64_t>((last + 1) / 2));
   }
-  return static_cast<size_t>(s.numel()) * dt_size(t);
+  const uint64_t n = static_cast<uint64_t>(s.numel()), e = dt_size(t);
+  return n > UINT64_MAX / (e ? e : 1) ? SIZE_MAX : saturate_size(n * e);
 }
 
 Status parse_graph(Bytes blob, const LoadedProgram* program, Graph* out, bool allow_unsupported) {

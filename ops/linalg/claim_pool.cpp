@@ -7,6 +7,7 @@
 // of a new job only after the old one's tiles are all done (then publishes the new
 // generation), so the fields the helper read are that job's.
 #include "ops/linalg/claim_pool.h"
+#include "ops/isa.h"
 
 #include <atomic>
 #include <memory>
@@ -16,7 +17,6 @@
 #include <thread>
 #include <vector>
 
-#include <immintrin.h>
 
 namespace pte::linalg {
 
@@ -65,7 +65,7 @@ class ClaimPool {
     done_.fetch_add(mine, std::memory_order_acq_rel);
     for (int spin = 0; done_.load(std::memory_order_acquire) < ntiles; ++spin) {
       if (spin < 4096)
-        _mm_pause();
+        pte::isa::spin_pause();
       else
         std::this_thread::yield();
     }
@@ -82,7 +82,7 @@ class ClaimPool {
         bool fresh = false;
         const auto t0 = std::chrono::steady_clock::now();
         for (int i = 0; !fresh; ++i) {
-          _mm_pause();
+          pte::isa::spin_pause();
           w = word_.load(std::memory_order_acquire);
           fresh = gen_of(w) != seen;
           if ((i & 63) == 63 && std::chrono::steady_clock::now() - t0 > spin_) break;

@@ -4,14 +4,16 @@
 // The blocking is in gemm_impl.h (shared with gemm_avx512f.cpp).
 #include "ops/linalg/gemm.h"
 
-#include <cpuinfo.h>
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 #include <pthreadpool.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
+#include "ops/isa.h"
 #include "ops/linalg/claim_pool.h"
 #include "ops/linalg/gemm_impl.h"
 
@@ -56,6 +58,7 @@ void ukernel_scalar(int mr, int64_t kc, const float* a, int64_t a_rs, int64_t a_
   store_tile(t, mr, nc, c, c_rs, c_cs, first);
 }
 
+#if defined(__x86_64__)
 // t[8i, 8i + 8) = alpha * v_i for the accumulators in order (a row-major tile).
 template <class... V>
 __attribute__((target("avx2,fma"), always_inline)) inline void scale_store(float* t, __m256 va, V... v) {
@@ -114,6 +117,7 @@ __attribute__((target("avx2,fma"))) void ukernel_avx2_fma(int mr, int64_t kc, co
     store_tile(t, mr, nc, c, c_rs, c_cs, first);
   }
 }
+#endif  // defined(__x86_64__)
 
 }  // namespace
 
@@ -135,9 +139,11 @@ void gemm_f32_scalar(const GemmF32& g, int64_t bi, int64_t m0, int64_t m1, int64
   gemm_tile<kMr, kNr>(ukernel_scalar, g, bi, m0, m1, n0, n1);
 }
 
+#if defined(__x86_64__)
 void gemm_f32_avx2_fma(const GemmF32& g, int64_t bi, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
   gemm_tile<kMr, kNr>(ukernel_avx2_fma, g, bi, m0, m1, n0, n1);
 }
+#endif
 
 void gemv_f32_scalar(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) {
   const float* a = g.a + bi * g.a_bs;
@@ -164,6 +170,7 @@ void gemv_f32_scalar(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) {
   }
 }
 
+#if defined(__x86_64__)
 __attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
   __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   s = _mm_add_ps(s, _mm_movehl_ps(s, s));
@@ -203,6 +210,7 @@ struct Avx2Gemv {
 }  // namespace
 
 void gemv_f32_avx2_fma(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) { gemv_tile<Avx2Gemv>(g, bi, n0, n1); }
+#endif  // defined(__x86_64__)
 
 // Few rows (M <= kSmallM) against a weight stored [N, K] (B(k, j) = W[j*b_cs + k]):
 // one pass over each weight row serves every row of A, so W is read once, as in
@@ -222,6 +230,7 @@ void gemm_small_m_f32_scalar(const GemmF32& g, int64_t bi, int64_t n0, int64_t n
   }
 }
 
+#if defined(__x86_64__)
 __attribute__((target("avx2,fma"))) void gemm_small_m_f32_avx2_fma(const GemmF32& g, int64_t bi, int64_t n0,
                                                                    int64_t n1) {
   const float* A = g.a + bi * g.a_bs;
@@ -244,25 +253,25 @@ __attribute__((target("avx2,fma"))) void gemm_small_m_f32_avx2_fma(const GemmF32
     }
   }
 }
+#endif  // defined(__x86_64__)
 
-bool cpu_has_avx2_fma() {
-  static const bool has = cpuinfo_initialize() && cpuinfo_has_x86_avx2() && cpuinfo_has_x86_fma3();
-  return has;
-}
+bool cpu_has_avx2_fma() { return isa::cpu().avx2_fma(); }
 
-bool cpu_has_avx512f() {
-  static const bool has = cpuinfo_initialize() && cpuinfo_has_x86_avx512f() && cpu_has_avx2_fma();
-  return has;
-}
+bool cpu_has_avx512f() { return isa::cpu().avx512f && cpu_has_avx2_fma(); }
 
 GemmIsa gemm_auto_isa() {
   // PTE_GEMM_ISA=scalar|avx2|avx512f caps the choice (A/B timing); read once.
   static const GemmIsa isa = [] {
-    GemmIsa best = cpu_has_avx512f() ? GemmIsa::Avx512f : cpu_has_avx2_fma() ? GemmIsa::Avx2Fma : GemmIsa::Scalar;
+#if defined(__aarch64__)
+    const GemmIsa best = isa::cpu().neon ? GemmIsa::Neon : GemmIsa::Scalar;
+#else
+    const GemmIsa best = cpu_has_avx512f() ? GemmIsa::Avx512f : cpu_has_avx2_fma() ? GemmIsa::Avx2Fma : GemmIsa::Scalar;
+#endif
     const char* e = std::getenv("PTE_GEMM_ISA");
     if (!e) return best;
-    GemmIsa want = std::strcmp(e, "scalar") == 0 ? GemmIsa::Scalar : std::strcmp(e, "avx2") == 0 ? GemmIsa::Avx2Fma : best;
-    return static_cast<int>(want) < static_cast<int>(best) ? want : best;
+    if (std::strcmp(e, "scalar") == 0) return GemmIsa::Scalar;
+    if (std::strcmp(e, "avx2") == 0 && best == GemmIsa::Avx512f) return GemmIsa::Avx2Fma;
+    return best;
   }();
   return isa;
 }
@@ -306,12 +315,19 @@ void gemm_f32(int nthreads, const GemmF32& g, GemmIsa isa) {
       const int64_t bi = t / jb.tiles_per_batch, j0 = t % jb.tiles_per_batch * jb.tn;
       const int64_t j1 = std::min(gg.N, j0 + jb.tn);
       switch (jb.isa) {
+#if defined(__x86_64__)
         case GemmIsa::Avx512f:
           jb.gemv ? gemv_f32_avx512f(gg, bi, j0, j1) : gemm_small_m_f32_avx512f(gg, bi, j0, j1);
           break;
         case GemmIsa::Avx2Fma:
           jb.gemv ? gemv_f32_avx2_fma(gg, bi, j0, j1) : gemm_small_m_f32_avx2_fma(gg, bi, j0, j1);
           break;
+#endif
+#if defined(__aarch64__)
+        case GemmIsa::Neon:
+          jb.gemv ? gemv_f32_neon(gg, bi, j0, j1) : gemm_small_m_f32_neon(gg, bi, j0, j1);
+          break;
+#endif
         default:
           jb.gemv ? gemv_f32_scalar(gg, bi, j0, j1) : gemm_small_m_f32_scalar(gg, bi, j0, j1);
       }
@@ -345,8 +361,13 @@ void gemm_f32(int nthreads, const GemmF32& g, GemmIsa isa) {
     const int64_t i0 = r / jb.nt * jb.tm, j0 = r % jb.nt * jb.tn;
     const int64_t i1 = std::min(gg.M, i0 + jb.tm), j1 = std::min(gg.N, j0 + jb.tn);
     switch (jb.isa) {
+#if defined(__x86_64__)
       case GemmIsa::Avx512f: gemm_f32_avx512f(gg, bi, i0, i1, j0, j1); break;
       case GemmIsa::Avx2Fma: gemm_f32_avx2_fma(gg, bi, i0, i1, j0, j1); break;
+#endif
+#if defined(__aarch64__)
+      case GemmIsa::Neon: gemm_f32_neon(gg, bi, i0, i1, j0, j1); break;
+#endif
       default: gemm_f32_scalar(gg, bi, i0, i1, j0, j1);
     }
   };

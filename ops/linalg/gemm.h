@@ -44,26 +44,30 @@ void gemm_f32_ref(const GemmF32& g);
 void gemm_f32_scalar(const GemmF32& g, int64_t batch_index, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 void gemm_f32_avx2_fma(const GemmF32& g, int64_t batch_index, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 void gemm_f32_avx512f(const GemmF32& g, int64_t batch_index, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
+void gemm_f32_neon(const GemmF32& g, int64_t batch_index, int64_t m0, int64_t m1, int64_t n0, int64_t n1);  // aarch64
 // M == 1 kernels over columns [n0, n1) of one batch.
 void gemv_f32_scalar(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
 void gemv_f32_avx2_fma(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
 void gemv_f32_avx512f(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
+void gemv_f32_neon(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);  // aarch64
 
 // 2 <= M <= 8 (AVX-512F: 16) with B read as W[j*b_cs + k] (b_rs == 1, a_cs == 1: a linear layer's
 // [N, K] weight): columns [n0, n1), each weight row read once for all M rows.
 void gemm_small_m_f32_scalar(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
 void gemm_small_m_f32_avx2_fma(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
 void gemm_small_m_f32_avx512f(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
+void gemm_small_m_f32_neon(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);  // aarch64
 
 // True when this CPU runs the AVX2+FMA kernels (cpuinfo, initialised once).
 bool cpu_has_avx2_fma();
 // True when this CPU runs the AVX-512F kernels (and the AVX2+FMA ones).
 bool cpu_has_avx512f();
 
-// Ordered by capability (Auto aside).
-enum class GemmIsa { Auto, Scalar, Avx2Fma, Avx512f };
-// What Auto means on this CPU: the widest of AVX-512F, AVX2+FMA, scalar; the
-// environment variable PTE_GEMM_ISA=scalar|avx2 caps it (timing comparisons).
+// x86 ordered by capability (Auto aside); Neon: aarch64 (gemm_neon.cpp).
+enum class GemmIsa { Auto, Scalar, Avx2Fma, Avx512f, Neon };
+// What Auto means on this CPU: the widest of AVX-512F, AVX2+FMA, scalar on x86-64, NEON
+// on aarch64; the environment variable PTE_GEMM_ISA=scalar|avx2 caps it (timing
+// comparisons).
 GemmIsa gemm_auto_isa();
 // The dispatcher: threads over (batch, row tiles, column tiles). `isa` forces a
 // variant (tests; the CPU must have it); Auto is gemm_auto_isa().

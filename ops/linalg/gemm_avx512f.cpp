@@ -4,6 +4,7 @@
 // Compiled with function-level target attributes; gemm_f32 calls them only when
 // cpu_has_avx512f().
 // GCC 12 flags the _mm256_undefined_pd() inside _mm512_reduce_add_ps (a false positive).
+#if defined(__x86_64__)  // x86 only: other ISAs take the scalar reference
 #if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -218,3 +219,4 @@ void gemm_small_m_f32_avx512f(const GemmF32& g, int64_t bi, int64_t n0, int64_t 
 #undef PTE_TGT
 
 }  // namespace pte::linalg
+#endif  // defined(__x86_64__)

@@ -2,6 +2,7 @@
 // portable blocked kernel, the AVX2+FMA kernel, the GEMV paths and the threaded
 // dispatcher against the reference over many shapes and layouts.
 #include "ops/linalg/gemm.h"
+#include "ops/isa.h"
 
 #include <doctest/doctest.h>
 #include <pthreadpool.h>
@@ -86,17 +87,54 @@ std::vector<Case> cases() {
   return v;
 }
 
+// The ISA's tile kernels (the scalar ones where this build has no such ISA).
+using GemvFn = void (*)(const GemmF32&, int64_t, int64_t, int64_t);
+using TileFn = void (*)(const GemmF32&, int64_t, int64_t, int64_t, int64_t, int64_t);
+GemvFn gemv_of(GemmIsa isa) {
+#if defined(__x86_64__)
+  if (isa == GemmIsa::Avx512f) return gemv_f32_avx512f;
+  if (isa == GemmIsa::Avx2Fma) return gemv_f32_avx2_fma;
+#endif
+#if defined(__aarch64__)
+  if (isa == GemmIsa::Neon) return gemv_f32_neon;
+#endif
+  (void)isa;
+  return gemv_f32_scalar;
+}
+TileFn tile_of(GemmIsa isa) {
+#if defined(__x86_64__)
+  if (isa == GemmIsa::Avx512f) return gemm_f32_avx512f;
+  if (isa == GemmIsa::Avx2Fma) return gemm_f32_avx2_fma;
+#endif
+#if defined(__aarch64__)
+  if (isa == GemmIsa::Neon) return gemm_f32_neon;
+#endif
+  (void)isa;
+  return gemm_f32_scalar;
+}
+GemvFn small_m_of(GemmIsa isa) {
+#if defined(__x86_64__)
+  if (isa == GemmIsa::Avx512f) return gemm_small_m_f32_avx512f;
+  if (isa == GemmIsa::Avx2Fma) return gemm_small_m_f32_avx2_fma;
+#endif
+#if defined(__aarch64__)
+  if (isa == GemmIsa::Neon) return gemm_small_m_f32_neon;
+#endif
+  (void)isa;
+  return gemm_small_m_f32_scalar;
+}
+
 void run_tiles(const GemmF32& g, GemmIsa isa) {
   for (int64_t n = 0; n < g.batch; ++n) {
     if (g.M == 1) {
       // two uneven column ranges
-      auto gemv = isa == GemmIsa::Avx512f ? gemv_f32_avx512f : isa == GemmIsa::Avx2Fma ? gemv_f32_avx2_fma : gemv_f32_scalar;
+      auto gemv = gemv_of(isa);
       gemv(g, n, 0, g.N / 3);
       gemv(g, n, g.N / 3, g.N);
     } else {
       // two uneven tiles along each axis, to exercise tile edges
       int64_t mh = g.M / 2, nh = g.N / 3;
-      auto tile = isa == GemmIsa::Avx512f ? gemm_f32_avx512f : isa == GemmIsa::Avx2Fma ? gemm_f32_avx2_fma : gemm_f32_scalar;
+      auto tile = tile_of(isa);
       tile(g, n, 0, mh, 0, nh);
       tile(g, n, 0, mh, nh, g.N);
       tile(g, n, mh, g.M, 0, nh);
@@ -138,6 +176,32 @@ TEST_CASE("gemm_f32_avx2_fma matches the reference") {
     return;
   }
   for (const Case& cs : cases()) check_case(cs, [](const GemmF32& g) { run_tiles(g, GemmIsa::Avx2Fma); });
+}
+
+TEST_CASE("gemm_f32_neon (6x16 micro-kernel, GEMV, small M) matches the reference") {
+#if defined(__aarch64__)
+  REQUIRE(pte::isa::cpu().neon);  // every aarch64 CPU has Advanced SIMD
+  for (const Case& cs : cases()) {
+    check_case(cs, [](const GemmF32& g) { run_tiles(g, GemmIsa::Neon); });
+    check_case(cs, [](const GemmF32& g) { gemm_f32(2, g, GemmIsa::Neon); });
+  }
+  const int64_t dims[][3] = {{1, 31, 15}, {1, 64, 513}, {3, 7, 1}, {6, 16, 9}, {7, 17, 33}, {8, 40, 100}, {13, 50, 70}};
+  for (auto& d : dims)
+    for (int t = 0; t < 4; ++t) {
+      Case cs{1 + (t == 3), d[0], d[1], d[2], false, true, (t & 1) != 0, t == 2, t == 1 ? -2.0f : 1.0f};
+      check_case(cs, [](const GemmF32& g) {
+        for (int64_t n = 0; n < g.batch; ++n)
+          if (g.M <= 8) {
+            small_m_of(GemmIsa::Neon)(g, n, 0, g.N / 3);
+            small_m_of(GemmIsa::Neon)(g, n, g.N / 3, g.N);
+          } else {
+            tile_of(GemmIsa::Neon)(g, n, 0, g.M, 0, g.N);
+          }
+      });
+    }
+#else
+  MESSAGE("skipped: the NEON kernels are aarch64 only");
+#endif
 }
 
 TEST_CASE("gemm_f32_avx512f (8x32 micro-kernel, GEMV) matches the reference") {
@@ -201,7 +265,11 @@ TEST_CASE("gemm_ref<double> and <int64_t> with bias and beta") {
 TEST_CASE("gemm_auto_isa picks the widest ISA this CPU has") {
   const GemmIsa isa = gemm_auto_isa();
   if (std::getenv("PTE_GEMM_ISA") == nullptr)
+#if defined(__aarch64__)
+    CHECK(isa == GemmIsa::Neon);
+#else
     CHECK(isa == (cpu_has_avx512f() ? GemmIsa::Avx512f : cpu_has_avx2_fma() ? GemmIsa::Avx2Fma : GemmIsa::Scalar));
+#endif
   CHECK((isa != GemmIsa::Avx512f || cpu_has_avx512f()));
   CHECK((isa != GemmIsa::Avx2Fma || cpu_has_avx2_fma()));
 }
@@ -222,15 +290,15 @@ TEST_CASE("gemm_small_m_f32 (scalar, AVX2+FMA, AVX-512F) match the reference for
       if (cpu_has_avx2_fma())
         check_case(cs, [](const GemmF32& g) {
           for (int64_t n = 0; n < g.batch; ++n) {
-            gemm_small_m_f32_avx2_fma(g, n, 0, g.N / 3);
-            gemm_small_m_f32_avx2_fma(g, n, g.N / 3, g.N);
+            small_m_of(GemmIsa::Avx2Fma)(g, n, 0, g.N / 3);
+            small_m_of(GemmIsa::Avx2Fma)(g, n, g.N / 3, g.N);
           }
         });
       if (cpu_has_avx512f())
         check_case(cs, [](const GemmF32& g) {
           for (int64_t n = 0; n < g.batch; ++n) {
-            gemm_small_m_f32_avx512f(g, n, 0, g.N / 3);
-            gemm_small_m_f32_avx512f(g, n, g.N / 3, g.N);
+            small_m_of(GemmIsa::Avx512f)(g, n, 0, g.N / 3);
+            small_m_of(GemmIsa::Avx512f)(g, n, g.N / 3, g.N);
           }
         });
     }
@@ -239,8 +307,8 @@ TEST_CASE("gemm_small_m_f32 (scalar, AVX2+FMA, AVX-512F) match the reference for
       Case cs{1 + (m % 3 == 0), m, 21 + m, 40 + 3 * m, false, true, m % 2 == 0, m % 4 == 1, m == 10 ? 0.5f : 1.0f};
       check_case(cs, [](const GemmF32& g) {
         for (int64_t n = 0; n < g.batch; ++n) {
-          gemm_small_m_f32_avx512f(g, n, 0, 5);
-          gemm_small_m_f32_avx512f(g, n, 5, g.N);
+          small_m_of(GemmIsa::Avx512f)(g, n, 0, 5);
+          small_m_of(GemmIsa::Avx512f)(g, n, 5, g.N);
         }
       });
       check_case(cs, [](const GemmF32& g) { gemm_f32(2, g, GemmIsa::Avx512f); });

@@ -3,12 +3,14 @@
 #include "ops/llama/sdpa_blas_order.h"
 
 // GCC 12 flags the _mm512_undefined_* inside its own cast intrinsics (a false positive).
+#if defined(__x86_64__)
 #if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
 #include <immintrin.h>
+#endif
 
 #include <cmath>
 
@@ -95,6 +97,7 @@ void blas_gemv1_value(const float* v, int64_t vs, const float* p, int64_t L, int
 }
 
 // ---- AVX-512F ----
+#if defined(__x86_64__)
 
 #define PTE_AVX512 __attribute__((target("avx512f")))
 
@@ -209,5 +212,7 @@ PTE_AVX512 void blas_gemv1_value_avx512(const float* v, int64_t vs, const float*
     _mm512_mask_storeu_ps(out + d0, m, acc);
   }
 }
+
+#endif  // defined(__x86_64__)
 
 }  // namespace pte

@@ -4,6 +4,7 @@
 #include <random>
 #include <vector>
 
+#include "ops/isa.h"
 #include "ops/llama/sdpa_blas_order.h"
 
 // The summation orders of sdpa_blas_order.h. Probes as MKL was probed (see
@@ -21,24 +22,28 @@ float probe_dot(bool simd, int64_t k, int64_t col, int64_t ncols, int64_t a, int
   std::vector<float> kr(k, 1.f), q(k, 1.f);
   kr[a] = kBig;
   kr[b] = -kBig;
-  return simd ? pte::blas_gemv1_dot_avx512(kr.data(), q.data(), k, col, ncols)
-              : pte::blas_gemv1_dot(kr.data(), q.data(), k, col, ncols);
+#if defined(__x86_64__)
+  if (simd) return pte::blas_gemv1_dot_avx512(kr.data(), q.data(), k, col, ncols);
+#endif
+  return pte::blas_gemv1_dot(kr.data(), q.data(), k, col, ncols);
 }
 
 float probe_value(bool simd, int64_t L, int64_t a, int64_t b) {
   const int64_t D = 16;
   std::vector<float> v(L * D, 1.f), p(L, 1.f), out(D);
   for (int64_t d = 0; d < D; ++d) v[a * D + d] = kBig, v[b * D + d] = -kBig;
+#if defined(__x86_64__)
   if (simd)
     pte::blas_gemv1_value_avx512(v.data(), D, p.data(), L, D, out.data());
   else
+#endif
     pte::blas_gemv1_value(v.data(), D, p.data(), L, D, out.data());
   for (int64_t d = 1; d < D; ++d) REQUIRE(out[d] == out[0]);
   return out[0];
 }
 
 std::vector<bool> forms() {
-  if (__builtin_cpu_supports("avx512f")) return {false, true};
+  if (pte::isa::cpu().avx512f) return {false, true};
   return {false};
 }
 
@@ -84,7 +89,10 @@ static float probe_dot2(bool simd, int64_t k, int64_t a, int64_t b) {
   std::vector<float> kr(k, 1.f), q(k, 1.f);
   kr[a] = kBig;
   kr[b] = -kBig;
-  return simd ? pte::blas_gemm2_dot_avx512(kr.data(), q.data(), k) : pte::blas_gemm2_dot(kr.data(), q.data(), k);
+#if defined(__x86_64__)
+  if (simd) return pte::blas_gemm2_dot_avx512(kr.data(), q.data(), k);
+#endif
+  return pte::blas_gemm2_dot(kr.data(), q.data(), k);
 }
 
 TEST_CASE("sdpa_blas_order: q.k^T summation tree of MKL's two-row kernel") {
@@ -99,8 +107,12 @@ TEST_CASE("sdpa_blas_order: q.k^T summation tree of MKL's two-row kernel") {
   }
 }
 
+#if defined(__x86_64__)
 TEST_CASE("sdpa_blas_order: AVX-512 forms equal the scalar forms bit for bit") {
-  if (!__builtin_cpu_supports("avx512f")) return;
+  if (!pte::isa::cpu().avx512f) {
+    MESSAGE("skipped: no AVX-512F on this CPU");
+    return;
+  }
   std::mt19937 g(5);
   std::normal_distribution<float> n;
   int checked = 0;
@@ -140,3 +152,4 @@ TEST_CASE("sdpa_blas_order: AVX-512 forms equal the scalar forms bit for bit") {
   }
   CHECK(checked > 1000);
 }
+#endif  // defined(__x86_64__)

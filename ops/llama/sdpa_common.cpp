@@ -1,11 +1,13 @@
 #include "ops/llama/sdpa_common.h"
 
+#if defined(__x86_64__)
 // GCC 12: false -Wmaybe-uninitialized in its own avx512fintrin.h (_mm512_undefined_*).
 #if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <immintrin.h>
+#endif
 #include <pthreadpool.h>
 
 #include <algorithm>
@@ -15,6 +17,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "ops/isa.h"
 #include "ops/linalg/claim_pool.h"
 #include "ops/llama/sdpa_blas_order.h"
 
@@ -139,6 +142,7 @@ struct VecExpf {
   alignas(64) uint64_t tab[32];
   bool ok = false;
 };
+#if defined(__x86_64__)
 __attribute__((target("avx512f"))) inline __m256 expf8_avx512(__m256 xf, const uint64_t* tab) {
   const __m512d invln2n = _mm512_set1_pd(0x1.71547652b82fep+5), shift = _mm512_set1_pd(0x1.8p+52);
   const __m512d xd = _mm512_cvtps_pd(xf);
@@ -207,7 +211,7 @@ const VecExpf& vec_expf() {
       std::memcpy(&b, &e, 8);
       t.tab[i] = b - (static_cast<uint64_t>(i) << 47);
     }
-    t.ok = __builtin_cpu_supports("avx512f") && vec_expf_check(t, 16381);  // ~70k inputs, ~1 ms
+    t.ok = isa::cpu().avx512f && vec_expf_check(t, 16381);  // ~70k inputs, ~1 ms
     return t;
   }();
   return v;
@@ -241,6 +245,7 @@ __attribute__((target("avx512f"))) void softmax_block_avx512(float* sc, int64_t 
   _mm512_store_ps(lanes, lane);
   softmax_block_end(lanes, sc, vec, nb, m, rescale, dst, D, run_max, run_sum);
 }
+#endif  // defined(__x86_64__)
 
 // Its two matrix products run through the BLAS sgemm it was built with (MKL in the
 // Python package), whose kernel, for three or more query rows, keeps one accumulator
@@ -270,9 +275,13 @@ struct BlasOrder {
 };
 inline const BlasOrder& blas_order() {
   static const BlasOrder scalar{blas_gemv1_dot, blas_gemm2_dot, blas_gemv1_value, softmax_block};
+#if defined(__x86_64__)
   static const BlasOrder simd{blas_gemv1_dot_avx512, blas_gemm2_dot_avx512, blas_gemv1_value_avx512, softmax_block_avx512};
-  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  static const bool avx512 = isa::cpu().avx512f;
   return avx512 ? simd : scalar;
+#else
+  return scalar;
+#endif
 }
 
 inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
@@ -335,6 +344,7 @@ inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
   for (int64_t d = 0; d < D; ++d) op[d * o.strides[3]] = dst[d] * inv;
 }
 
+#if defined(__x86_64__)
 // 16 x 16 floats: r[i] = column i of the rows r[0..15] (unpack, then two 128-bit shuffles).
 __attribute__((target("avx512f"))) inline void transpose16(__m512 r[16]) {
   __m512 t[16];
@@ -602,13 +612,20 @@ bool sdpa_group_f32_ok(const SdpaArgs& a, int64_t reps, int64_t D) {
   return reps >= 2 && reps <= 4 && D <= kGroupMaxDim && a.k->strides[3] == 1 && a.v->strides[3] == 1 &&
          a.k->strides[1] * 16 <= (int64_t(1) << 30);
 }
+#endif  // defined(__x86_64__)
 
 // std::fma is one instruction where the CPU has FMA, a (slow, same-valued) libm
 // call otherwise.
+#if defined(__x86_64__)
 __attribute__((target("fma"))) void sdpa_row_f32_fma(void* p, size_t row) {
   sdpa_row_f32_body(*static_cast<const SdpaJob<float>*>(p), row);
 }
 void sdpa_row_f32_plain(void* p, size_t row) { sdpa_row_f32_body(*static_cast<const SdpaJob<float>*>(p), row); }
+#else
+void sdpa_row_f32_fma(void* p, size_t row) {  // ARM: fused multiply-add is in the base ISA
+  sdpa_row_f32_body(*static_cast<const SdpaJob<float>*>(p), row);
+}
+#endif
 
 template <class T>
 void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
@@ -619,16 +636,20 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
   const int64_t keys = a.causal ? std::min(a.start_pos + job.S, a.kv_len) : a.kv_len;
   const double work = static_cast<double>(rows) * static_cast<double>(keys) * static_cast<double>(job.D);
   void (*fn)(void*, size_t) = sdpa_row<T>;
+#if defined(__x86_64__)
   if constexpr (std::is_same_v<T, float>)
     fn = g_force_scalar.load(std::memory_order_relaxed) ? sdpa_row_f32_fma
-         : __builtin_cpu_supports("avx512f") ? sdpa_row_f32_avx512
-         : __builtin_cpu_supports("fma")     ? sdpa_row_f32_fma
-                                             : sdpa_row_f32_plain;
+         : isa::cpu().avx512f ? sdpa_row_f32_avx512
+         : isa::cpu().fma3    ? sdpa_row_f32_fma
+                              : sdpa_row_f32_plain;
   if constexpr (std::is_same_v<T, float>)
     if (fn == sdpa_row_f32_avx512 && sdpa_group_f32_ok(a, job.reps, job.D)) {
       fn = sdpa_group_f32_avx512;  // the heads of a kv head together: rows are (batch, kv head, position)
       rows /= static_cast<size_t>(job.reps);
     }
+#else
+  if constexpr (std::is_same_v<T, float>) fn = sdpa_row_f32_fma;
+#endif
   const int threads = work >= double(1 << 20) ? ctx.claim_threads : 1;
   if (threads <= 1) {
     for (size_t r = 0; r < rows; ++r) fn(&job, r);
@@ -655,9 +676,14 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
 void sdpa_force_scalar(bool on) { g_force_scalar.store(on); }
 
 int sdpa_vector_expf_check(uint32_t stride) {
-  if (!__builtin_cpu_supports("avx512f")) return -1;
+#if defined(__x86_64__)
+  if (!isa::cpu().avx512f) return -1;
   if (!vec_expf().ok) return 0;
   return vec_expf_check(vec_expf(), stride) ? 1 : 0;
+#else
+  (void)stride;
+  return -1;
+#endif
 }
 
 bool sdpa_prepare(KernelContext& ctx, SdpaArgs& a, bool has_scale, double scale) {

@@ -1,8 +1,12 @@
 #include "ops/shape/shape_util.h"
 
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 
 #include <cstdio>
+
+#include "ops/isa.h"
 
 namespace pte::shape {
 
@@ -63,6 +67,7 @@ void copy_tiles(U* d, const U* s, int64_t na, int64_t nb, int64_t da, int64_t sb
 // of s loaded, transposed in registers, 8 rows of d stored); the edges on copy_tiles.
 // The same bytes as the scalar tiles, ~2-4x faster (a 9 x 256 x 64 key transpose of the
 // portable Llama export: 330 -> 85-140 us on the 2-core Xeon VM).
+#if defined(__x86_64__)
 __attribute__((target("avx2"))) void transpose8_avx2(float* d, const float* s, int64_t da, int64_t sb) {
   const __m256 r0 = _mm256_loadu_ps(s), r1 = _mm256_loadu_ps(s + sb), r2 = _mm256_loadu_ps(s + 2 * sb),
                r3 = _mm256_loadu_ps(s + 3 * sb), r4 = _mm256_loadu_ps(s + 4 * sb), r5 = _mm256_loadu_ps(s + 5 * sb),
@@ -84,8 +89,13 @@ __attribute__((target("avx2"))) void transpose8_avx2(float* d, const float* s, i
   _mm256_storeu_ps(d + 7 * da, _mm256_permute2f128_ps(u3, u7, 0x31));
 }
 
+#endif  // defined(__x86_64__)
+
 void copy_tiles_u32(uint32_t* d, const uint32_t* s, int64_t na, int64_t nb, int64_t da, int64_t sb) {
-  static const bool avx2 = __builtin_cpu_supports("avx2");
+#if !defined(__x86_64__)
+  return copy_tiles(d, s, na, nb, da, sb);
+#else
+  static const bool avx2 = isa::cpu().avx2;
   if (!avx2 || na < 8 || nb < 8) return copy_tiles(d, s, na, nb, da, sb);
   const int64_t a8 = na / 8 * 8, b8 = nb / 8 * 8;
   for (int64_t a0 = 0; a0 < a8; a0 += 8)
@@ -93,6 +103,7 @@ void copy_tiles_u32(uint32_t* d, const uint32_t* s, int64_t na, int64_t nb, int6
       transpose8_avx2(reinterpret_cast<float*>(d + a0 * da + b0), reinterpret_cast<const float*>(s + a0 + b0 * sb), da, sb);
   if (b8 < nb) copy_tiles(d + b8, s + b8 * sb, a8, nb - b8, da, sb);  // right edge of the whole rows
   if (a8 < na) copy_tiles(d + a8 * da, s + a8, na - a8, nb, da, sb);  // bottom rows
+#endif
 }
 
 template <class U>  // U: an unsigned integer of the element's size

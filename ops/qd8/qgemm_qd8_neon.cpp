@@ -1,0 +1,29 @@
+// qd8 GEMM, aarch64 NEON (see qgemm_qd8.h): the scalar reference's loops with each
+// block's integer dot product (and weight sum) 16 k at a time in vector registers, read
+// from the filter as the file stores it (no packing, no prepared activations):
+//   I8: 16 weights; U4: 8 bytes, low and high nibbles interleaved back into k order, - 8.
+//   dotprod (ARMv8.2 SDOT, vdotq_s32): four int8 products summed per int32 lane;
+//   otherwise: widening multiplies (vmull_s8, |product| <= 2^14) pairwise-added into int32.
+// The dot products are exact int32 either way and the float epilogue is the reference's
+// (qd8_block_step / qd8_output per output, in block order), so the result is bit-identical
+// to qgemm_qd8_scalar. Blocks of a length not a multiple of 16 finish the block scalar.
+#if defined(__aarch64__)
+#include "ops/qd8/qgemm_qd8_neon_impl.h"
+
+namespace pte::xnn {
+
+namespace {
+struct Mull {  // dot of 16 int8 pairs into 4 int32 lanes without SDOT
+  static int32x4_t dot(int32x4_t acc, int8x16_t a, int8x16_t b) {
+    acc = vpadalq_s16(acc, vmull_s8(vget_low_s8(a), vget_low_s8(b)));
+    return vpadalq_s16(acc, vmull_high_s8(a, b));
+  }
+};
+}  // namespace
+
+void qgemm_qd8_neon(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  qd8_neon_run<Mull>(q, m0, m1, n0, n1);
+}
+
+}  // namespace pte::xnn
+#endif  // defined(__aarch64__)

@@ -1,0 +1,68 @@
+// qd8 GEMM, aarch64 NEON: the kernel body shared by qgemm_qd8_neon.cpp (widening
+// multiplies) and qgemm_qd8_neondot.cpp (SDOT; that file is compiled for ARMv8.2-A +
+// dotprod, this code then with it). See qgemm_qd8_neon.cpp. Internal header.
+#pragma once
+#include <arm_neon.h>
+
+#include "ops/qd8/qgemm_qd8.h"
+#include "ops/qd8/qgemm_qd8_epilogue.h"
+
+namespace pte::xnn {
+
+namespace {
+
+// 16 weights from k (a multiple of 16 within the row) as int8.
+inline int8x16_t load_w16(const QGemm& q, const uint8_t* row, int64_t k) {
+  if (q.wkind == QWeights::I8) return vld1q_s8(reinterpret_cast<const int8_t*>(row + k));
+  const uint8x8_t b = vld1_u8(row + k / 2);
+  const uint8x8x2_t z = vzip_u8(vand_u8(b, vdup_n_u8(15)), vshr_n_u8(b, 4));  // k order: lo0 hi0 lo1 hi1 ...
+  return vsubq_s8(vreinterpretq_s8_u8(vcombine_u8(z.val[0], z.val[1])), vdupq_n_s8(8));
+}
+
+inline int32_t weight(const QGemm& q, const uint8_t* row, int64_t k) {
+  if (q.wkind == QWeights::I8) return static_cast<int8_t>(row[k]);
+  const uint8_t b = row[k >> 1];
+  return static_cast<int32_t>((k & 1) ? (b >> 4) : (b & 15)) - 8;
+}
+
+template <class D>
+inline void qd8_neon_run(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  const int64_t nb = q.block ? q.K / q.block : 0;
+  const bool has_wsum = qd8_has_wsum(q);
+  const int8x16_t ones = vdupq_n_s8(1);
+  for (int64_t m = m0; m < m1; ++m) {
+    const int8_t* x = q.x + m * q.K;
+    const int32_t xz = qd8_dot_zp(q, m);
+    for (int64_t n = n0; n < n1; ++n) {
+      const uint8_t* w = q.w + n * q.w_row_bytes;
+      const float bias = q.bias ? q.bias[n] : 0.0f;
+      float acc = q.ksum ? qd8_acc_init<Qd8Ops1>(q.ksum[n], q.x_zp[m]) : 0.0f;
+      for (int64_t b = 0; b < nb; ++b) {
+        const int64_t k0 = b * q.block, k1 = k0 + q.block;
+        // (4-bit rows: vectors from whole bytes only, i.e. an even first k)
+        const int64_t kv = q.wkind == QWeights::U4 && (k0 & 1) ? k0 : k0 + q.block / 16 * 16;
+        int32x4_t vd = vdupq_n_s32(0), vs = vdupq_n_s32(0);
+        for (int64_t k = k0; k < kv; k += 16) {
+          const int8x16_t wv = load_w16(q, w, k);
+          vd = D::dot(vd, vld1q_s8(x + k), wv);
+          if (!has_wsum) vs = D::dot(vs, ones, wv);
+        }
+        int32_t dot = vaddvq_s32(vd), wsum = vaddvq_s32(vs);
+        for (int64_t k = kv; k < k1; ++k) {
+          const int32_t wk = weight(q, w, k);
+          dot += static_cast<int32_t>(x[k]) * wk, wsum += wk;
+        }
+        dot -= xz * (has_wsum ? qd8_wsum(q, b, n) : wsum);
+        if (!q.ksum) {  // per channel: one block
+          acc = qd8_output_channel<Qd8Ops1>(dot, q.x_scale[m], qd8_scale(q, b, n), bias);
+          continue;
+        }
+        acc = qd8_block_step<Qd8Ops1>(acc, dot, qd8_scale(q, b, n));
+      }
+      q.y[m * q.N + n] = q.ksum ? qd8_output<Qd8Ops1>(acc, q.x_scale[m], bias) : acc;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pte::xnn
