@@ -32,6 +32,8 @@ void usage(std::FILE* f) {
                "  --task transcribe|translate   Whisper: the task (default transcribe)\n"
                "  --timestamps            Whisper: let the model emit <|t.tt|> timestamps\n"
                "  --no-previous-text      Whisper: do not prompt each window with the previous one's text\n"
+               "  --preprocessor FILE     Whisper: compute the log-mel features with this program (ExecuTorch's\n"
+               "                          preprocessor.pte) instead of pte-run's own front end\n"
                "  --prompt-file FILE      read the text input from FILE\n"
                "  --ids                   print the input, decoder prompt and generated ids to stderr\n"
                "  --stats                 print load, encoder and decoder times, tokens/s, real-time factor and peak RSS\n"
@@ -95,6 +97,7 @@ int cmd_seq2seq(int argc, char** argv) {
     else if (a == "--no-previous-text") gc.previous_text = false;
     else if (a == "--stats") stats = true;
     else if (a == "--ids") print_ids = true;
+    else if (a == "--preprocessor") ro.preprocessor_path = args.value();
     else if (a == "--data") ro.data_files.push_back(args.value());
     else if (a == "--threads") ro.num_threads = static_cast<int>(args.number());
     else if (a == "--prompt-file" || a == "-f") prompt_file = args.value();

@@ -14,6 +14,8 @@ constexpr DTypeRow kRows[] = {
     {2, 2, "int16", "i16"},        {3, 4, "int32", "i32"},
     {4, 8, "int64", "i64"},        {5, 2, "float16", "f16"},
     {6, 4, "float32", "f32"},      {7, 8, "float64", "f64"},
+    {8, 4, "complex32", "c32"},    {9, 8, "complex64", "c64"},
+    {10, 16, "complex128", "c128"},
     {11, 1, "bool", "bool"},       {12, 1, "qint8", "qi8"},
     {13, 1, "quint8", "qu8"},      {14, 4, "qint32", "qi32"},
     {15, 2, "bfloat16", "bf16"},   {16, 1, "quint4x2", "qu4x2"},

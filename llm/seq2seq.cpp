@@ -98,6 +98,13 @@ Status Seq2SeqRunner::create(const Seq2SeqOptions& options, std::unique_ptr<Seq2
   mo.last_row_of_output_only = true;
   PTE_TRY(r->program_->load_method(dec, mo, &r->decoder_));
   PTE_TRY(r->read_metadata(options.model_path).context(options.model_path));
+  if (!options.preprocessor_path.empty()) {
+    if (r->meta_.task != Seq2SeqTask::SpeechToText)
+      return Status::error(options.model_path + ": --preprocessor applies to speech programs; this encoder takes text");
+    PTE_TRY(FeaturePreprocessor::open(options.preprocessor_path, r->meta_.n_mels, r->meta_.frames,
+                                      static_cast<size_t>(r->meta_.frames) * audio::kWhisperHop, options.num_threads,
+                                      &r->pre_));
+  }
   r->load_ms_ = now_ms() - t0;
   *out = std::move(r);
   return Status::ok();
@@ -531,7 +538,8 @@ Status Seq2SeqRunner::transcribe(const std::string& wav_path, const Seq2SeqConfi
     if (pending.empty()) break;
     const size_t n = std::min(win, pending.size());
     total += n;
-    mel_.compute(pending.data(), n, features_.data());
+    if (pre_) PTE_TRY(pre_->compute(pending.data(), n, features_.data()).context("window " + std::to_string(st.windows + 1)));
+    else mel_.compute(pending.data(), n, features_.data());
     pending.erase(pending.begin(), pending.begin() + static_cast<long>(n));
     st.features_ms += now_ms() - tf;
     double te = now_ms();

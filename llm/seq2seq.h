@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "audio/mel.h"
+#include "llm/preprocessor.h"
 #include "llm/sampler.h"
 #include "pte/program.h"
 #include "pte/tokenizer.h"
@@ -28,6 +29,8 @@ struct Seq2SeqOptions {
   std::string tokenizer_path;  // empty: next to the model
   std::vector<std::string> data_files;
   int num_threads = 0;
+  // speech: a feature program (ExecuTorch's preprocessor.pte) run instead of audio/mel.cpp
+  std::string preprocessor_path;
 };
 
 struct Seq2SeqConfig {
@@ -121,6 +124,7 @@ class Seq2SeqRunner {
   std::vector<float> logits_buf_;
   std::vector<float> features_, window_;
   audio::LogMel mel_;
+  std::unique_ptr<FeaturePreprocessor> pre_;  // --preprocessor, else mel_
   Sampler sampler_;
 };
 

@@ -5,6 +5,7 @@
 // identity, neg/abs wrap (abs(INT_MIN) == INT_MIN). round is half-to-even (2.5 -> 2).
 // sign(nan) is 0. neg of a bool tensor is an error, as in torch.
 #include "ops/elementwise/elementwise.h"
+#include "ops/spectral/spectral.h"
 
 namespace pte {
 namespace {
@@ -61,7 +62,10 @@ bool neg_out(KernelContext& ctx, EValue** args) {
     return ctx.fail("negation, the `-` operator, on a bool tensor is not supported (use logical_not)");
   return ew::unary_same(ctx, args[0], args[1], Neg{});
 }
-bool abs_out(KernelContext& ctx, EValue** args) { return ew::unary_same(ctx, args[0], args[1], Abs{}); }
+bool abs_out(KernelContext& ctx, EValue** args) {
+  if (args[0]->tag == Tag::Tensor && args[0]->t && is_complex(args[0]->t->dtype)) return abs_complex_out(ctx, args);
+  return ew::unary_same(ctx, args[0], args[1], Abs{});
+}
 bool sign_out(KernelContext& ctx, EValue** args) { return ew::unary_same(ctx, args[0], args[1], Sign{}); }
 bool floor_out(KernelContext& ctx, EValue** args) { return ew::unary_same(ctx, args[0], args[1], Floor{}); }
 bool ceil_out(KernelContext& ctx, EValue** args) { return ew::unary_same(ctx, args[0], args[1], Ceil{}); }
