@@ -784,11 +784,20 @@ Value call_global(Evaluator& ev, const std::string& name, const std::vector<Valu
       if (args.size() == 3) step = want_int(args[2], line, "range's step");
     }
     if (step == 0) fail(line, "range() step must not be zero");
-    List r;
-    for (int64_t k = start; step > 0 ? k < stop : k > stop; k += step) {
-      if (r.size() >= kMaxItems) fail(line, "range too large");
-      r.push_back(Value::integer(k));
+    // the length first (unsigned: the ends may be anywhere in int64), so that a huge range
+    // fails at once rather than after building a million values
+    uint64_t count = 0;
+    if (step > 0 ? stop > start : start > stop) {
+      uint64_t span = step > 0 ? static_cast<uint64_t>(stop) - static_cast<uint64_t>(start)
+                               : static_cast<uint64_t>(start) - static_cast<uint64_t>(stop);
+      uint64_t mag = step > 0 ? static_cast<uint64_t>(step) : 0 - static_cast<uint64_t>(step);
+      count = (span - 1) / mag + 1;
     }
+    if (count > kMaxItems) fail(line, "range too large");
+    List r;
+    r.reserve(static_cast<size_t>(count));
+    for (uint64_t k = 0; k < count; ++k)
+      r.push_back(Value::integer(static_cast<int64_t>(static_cast<uint64_t>(start) + k * static_cast<uint64_t>(step))));
     return Value::list_of(std::move(r));
   }
   if (name == "strftime_now") {

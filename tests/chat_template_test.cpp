@@ -139,7 +139,21 @@ TEST_CASE("chat templates: broken or hostile templates fail with one line") {
   };
   CHECK(render_error("{{ raise_exception('Only user and assistant roles') }}") ==
         "chat template: raise_exception: Only user and assistant roles");
-  CHECK(render_error("{% for i in range(20000) %}{% for j in range(20000) %}{% endfor %}{% endfor %}").find("too long") != std::string::npos);
+  // A runaway loop stops at the step budget. The default budget (10^7 steps, seconds of work)
+  // is too slow to spend under the sanitizers and qemu, so the same guard runs with a smaller one.
+  CHECK(pte::jinja::RenderOptions{}.max_steps <= 10'000'000u);
+  {
+    std::unique_ptr<pte::jinja::Template> t;
+    REQUIRE(pte::jinja::Template::parse(
+        "{% for i in range(1000) %}{% for j in range(1000) %}{% endfor %}{% endfor %}", &t));
+    pte::jinja::RenderOptions small;
+    small.max_steps = 20'000;
+    std::string out;
+    pte::Status s = t->render(pte::jinja::Value::dict_of({}), &out, small);
+    CHECK(!s);
+    CHECK(one_line(s.message()));
+    CHECK(s.message().find("too long") != std::string::npos);
+  }
   CHECK(render_error("{% for i in range(10**9) %}{% endfor %}").find("range too large") != std::string::npos);
   CHECK(render_error("{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }}").find("nested too deeply") != std::string::npos);
   CHECK(render_error("{{ ('x' * 1000000) * 1000 }}").find("too large") != std::string::npos);
