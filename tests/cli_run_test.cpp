@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_spawn.h"
 #include "util/json.h"
 #include "util/compare.h"
 #include "util/npy.h"
@@ -30,55 +31,11 @@ namespace fs = std::filesystem;
 
 const std::string kCorpus = "../shared/pte-corpus/";
 
-std::string pte_run_path() {
-  if (const char* p = std::getenv("PTE_RUN")) return p;
-  // build/tests/pte-tests -> build/bin/pte-run
-  std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return "";
-  fs::path guess = self.parent_path().parent_path() / "bin" / "pte-run";
-  return fs::exists(guess) ? guess.string() : "";
-}
-
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-Result run(const std::vector<std::string>& args) {
-  Result r;
-  std::string exe = pte_run_path();
-  REQUIRE_MESSAGE(!exe.empty(), "pte-run binary not found (set PTE_RUN)");
-  fs::path dir = fs::temp_directory_path() / ("pte_cli_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  std::string out = (dir / "out").string(), err = (dir / "err").string();
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(exe.c_str()));
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid;
-  int rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  REQUIRE(rc == 0);
-  int status = 0;
-  REQUIRE(waitpid(pid, &status, 0) == pid);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = slurp(out);
-  r.err = slurp(err);
-  fs::remove_all(dir);
-  return r;
-}
+using Result = pte_test::CliRun;
+using pte_test::count_lines;
+using pte_test::pte_run_exe;
+using pte_test::slurp;
+Result run(const std::vector<std::string>& args) { return pte_test::run_pte_run(args); }
 
 bool corpus_present() { return fs::exists(kCorpus + "README.md"); }
 
@@ -99,12 +56,6 @@ pte::json::Value parse_json(const Result& r) {
 }
 
 bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
-
-int count_lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
 
 const std::string kAdd = kCorpus + "executorch/add_apple.pte";
 

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_spawn.h"
 #include "cache/kv_cache.h"
 #include "llm/chat.h"
 #include "llm/runner.h"
@@ -34,58 +35,12 @@ namespace fs = std::filesystem;
 
 const std::string kChatModel = "fixtures/data/chat_smollm/model.pte";
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-fs::path scratch() {
-  fs::path d = fs::temp_directory_path() / ("pte_chat_" + std::to_string(::getpid()));
-  fs::create_directories(d);
-  return d;
-}
-
-std::string exe() {
-  if (const char* p = std::getenv("PTE_RUN")) return p;
-  std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  fs::path guess = self.parent_path().parent_path() / "bin" / "pte-run";
-  return fs::exists(guess) ? guess.string() : "";
-}
-
-struct Run {
-  int code = -1;
-  std::string out, err;
-};
-
+using Run = pte_test::CliRun;
+using pte_test::slurp;
+fs::path scratch() { return pte_test::scratch_dir("chat"); }
 // pte-run with `input` on stdin; merged: stderr into the stdout file (as a terminal shows them)
 Run run(const std::vector<std::string>& args, const std::string& input = "", bool merged = false) {
-  Run r;
-  std::string e = exe();
-  REQUIRE_MESSAGE(!e.empty(), "pte-run binary not found (set PTE_RUN)");
-  fs::path d = scratch();
-  std::string in = (d / "in").string(), out = (d / "out").string(), err = (d / "err").string();
-  std::ofstream(in, std::ios::binary) << input;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, in.c_str(), O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (merged) posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  else posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<char*> argv{const_cast<char*>(e.c_str())};
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid;
-  REQUIRE(posix_spawn(&pid, e.c_str(), &fa, nullptr, argv.data(), environ) == 0);
-  posix_spawn_file_actions_destroy(&fa);
-  int status = 0;
-  REQUIRE(waitpid(pid, &status, 0) == pid);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = slurp(out);
-  r.err = merged ? "" : slurp(err);
-  return r;
+  return pte_test::run_pte_run(args, &input, merged);
 }
 
 std::vector<std::string> lines(const std::string& s) {
@@ -96,7 +51,7 @@ std::vector<std::string> lines(const std::string& s) {
   return r;
 }
 
-int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+using pte_test::count_lines;
 
 std::unique_ptr<pte::TextRunner> runner(const std::string& model = kChatModel) {
   std::unique_ptr<pte::TextRunner> r;

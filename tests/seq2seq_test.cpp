@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_spawn.h"
 #include "audio/mel.h"
 #include "audio/wav.h"
 #include "llm/preprocessor.h"
@@ -33,57 +34,10 @@ namespace {
 namespace fs = std::filesystem;
 const std::string kData = "fixtures/data/";
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-struct Proc {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string exe_path() {
-  if (const char* p = std::getenv("PTE_RUN")) return p;
-  std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return "";
-  fs::path guess = self.parent_path().parent_path() / "bin" / "pte-run";
-  return fs::exists(guess) ? guess.string() : "";
-}
-
-fs::path scratch() {
-  fs::path d = fs::temp_directory_path() / ("pte_s2s_" + std::to_string(::getpid()));
-  fs::create_directories(d);
-  return d;
-}
-
-Proc run(const std::vector<std::string>& args) {
-  Proc r;
-  std::string exe = exe_path();
-  REQUIRE_MESSAGE(!exe.empty(), "pte-run binary not found (set PTE_RUN)");
-  fs::path dir = scratch();
-  std::string out = (dir / "out").string(), err = (dir / "err").string();
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<char*> argv{const_cast<char*>(exe.c_str())};
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid;
-  REQUIRE(posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ) == 0);
-  posix_spawn_file_actions_destroy(&fa);
-  int status = 0;
-  REQUIRE(waitpid(pid, &status, 0) == pid);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
-}
+using Proc = pte_test::CliRun;
+using pte_test::slurp;
+fs::path scratch() { return pte_test::scratch_dir("s2s"); }
+Proc run(const std::vector<std::string>& args) { return pte_test::run_pte_run(args); }
 
 std::vector<int32_t> ints(const pte::json::Value* v) {
   std::vector<int32_t> r;
