@@ -441,6 +441,7 @@ struct MethodMemory {
   int64_t window = 0, ring_slots = 0;    // their window and ring size
   std::string where = "mutable buffers";  // or "method inputs" (cache/kv_cache.h)
   size_t slice_outputs = 0;              // input-passed caches whose outputs hold only the new positions
+  size_t by_pointer = 0;                 // input-passed caches the method reads in place (not copied in)
 };
 struct MemoryReport {
   bool present = false;
@@ -471,6 +472,7 @@ void describe_state(const ProgramInfo& pi, Method& method, MethodMemory* mm) {
     for (const auto& c : cache->tensors()) {
       shown.push_back(c.tensor);
       mm->slice_outputs += c.slice;
+      mm->by_pointer += c.by_pointer;
     }
   } else {
     for (const auto& x : st) shown.push_back(x.tensor);
@@ -613,7 +615,11 @@ void print_text(const std::string& file, const Program& program, const BundleInf
           if (mm->cache_positions) c += " (" + std::to_string(mm->cache_layers) + " layers, K and V)";
           c += ", " + mm->state_dtype + " " + mm->state_shape + ", " + bytes_text(mm->state_bytes) + ", in " + mm->where;
           if (mm->where != "mutable buffers")
-            c += std::string(" (owned by pte-run, fed each call; the outputs return ") +
+            c += std::string(" (owned by pte-run, ") +
+                 (mm->by_pointer == mm->state_tensors ? "read in place"
+                  : mm->by_pointer == 0              ? "copied in each call"
+                                                     : std::to_string(mm->by_pointer) + " read in place, the others copied in each call") +
+                 "; the outputs return " +
                  (mm->slice_outputs == mm->state_tensors ? "the new positions, written back at the position)"
                   : mm->slice_outputs == 0             ? "the whole updated caches, copied back)"
                                                        : "whole caches or new positions)");
@@ -795,6 +801,7 @@ Value program_json(const std::string& file, const Program& program, const Bundle
         r.set("copies_as_views", Value(static_cast<unsigned long long>(mm->copy_views)));
         Value& kv = r.set("kv_cache", Value::object());
         kv.set("where", Value(mm->state_tensors ? mm->where : std::string("none")));
+        if (mm->where != "mutable buffers") kv.set("inputs_read_in_place", Value(static_cast<unsigned long long>(mm->by_pointer)));
         kv.set("tensors", Value(static_cast<unsigned long long>(mm->state_tensors)));
         kv.set("layers", Value(static_cast<unsigned long long>(mm->cache_positions ? mm->cache_layers : 0)));
         kv.set("ring_layers", Value(static_cast<unsigned long long>(mm->ring_layers)));
@@ -986,6 +993,7 @@ int cmd_info(int argc, char** argv) {
       for (int64_t b : m.planned_buffers) mm.file_plan += static_cast<uint64_t>(b);
       Program::MethodOptions mo;
       mo.num_threads = 1;
+      mo.inputs_by_pointer = KvCache::input_candidates(m);  // as the runner loads it
       std::unique_ptr<Method> method;
       Status ls = program->load_method(m.name, mo, &method);
       if (ls) {

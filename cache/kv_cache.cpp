@@ -107,6 +107,7 @@ Status KvCache::attach_inputs(Method& method, size_t first_input) {
     if (!contiguous(ti) || !contiguous(to)) return refuse(pair + " are not in contiguous dim order");
     CacheTensor ct;
     ct.input = static_cast<int>(ii);
+    ct.by_pointer = method.input_bound_by_pointer(ii);
     ct.output = static_cast<int>(oi);
     int differ = -1, ndiffer = 0;
     for (size_t d = 0; d < ti.sizes.size(); ++d)
@@ -151,6 +152,13 @@ Status KvCache::attach_inputs(Method& method, size_t first_input) {
     tensors_.push_back(ct);
   }
   return Status::ok();
+}
+
+std::vector<size_t> KvCache::input_candidates(const MethodInfo& info) {
+  std::vector<size_t> r;
+  for (size_t k = 2; k < info.inputs.size(); ++k)
+    if (info.inputs[k].tag == Tag::Tensor && info.inputs[k].tensor.dynamism == Dynamism::Static) r.push_back(k);
+  return r;
 }
 
 std::string KvCache::where() const {

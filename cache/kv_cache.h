@@ -25,7 +25,8 @@
 // only (written into the cache at the call's position, as the static-attention runtime
 // does). The cache owns these tensors (allocated once, at attach, from the static shapes)
 // and sets them as the inputs before every call (feed), then takes the outputs back
-// (take). Inputs that do not pair up are refused at attach with one line naming them.
+// (take). Loaded with input_candidates() as MethodOptions::inputs_by_pointer, the method
+// reads them in place (nothing copied in); else each call copies them into the arena. Inputs that do not pair up are refused at attach with one line naming them.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -52,6 +53,7 @@ struct CacheTensor {
   int input = -1;          // the method input it is fed as
   int output = -1;         // the output that returns its update
   bool slice = false;      // the output holds the call's new positions only (else the whole cache)
+  bool by_pointer = false; // the method reads it where it is (else set_input copies it into the arena)
 };
 
 class KvCache {
@@ -60,6 +62,10 @@ class KvCache {
   // without persistent state gets an empty cache (positions are still counted). Inputs
   // after the first two (token ids, positions) are caches passed as inputs.
   static Status attach(Method& method, int64_t context_len, std::unique_ptr<KvCache>* out);
+  // The inputs that may be a KV cache passed as inputs (tensors after the token ids and
+  // positions): load the method with them as MethodOptions::inputs_by_pointer, so feeding
+  // the cache copies nothing.
+  static std::vector<size_t> input_candidates(const MethodInfo& info);
 
   // "mutable buffers", "method inputs" (both, joined by "and", when a program has both) or
   // "none found"

@@ -50,6 +50,7 @@ Status TextRunner::create(const RunnerOptions& options, std::unique_ptr<TextRunn
   Program::MethodOptions mo;
   mo.num_threads = options.num_threads;
   mo.last_row_of_output_only = true;  // only the last position's logits are sampled
+  mo.inputs_by_pointer = KvCache::input_candidates(*fwd);  // a cache passed as inputs: read in place
   PTE_TRY(r->program_->load_method(options.method, mo, &r->method_));
   PTE_TRY(r->read_metadata().context(options.model_path));
   PTE_TRY(KvCache::attach(*r->method_, r->meta_.max_context_len, &r->cache_).context(options.model_path));

@@ -115,6 +115,10 @@ TEST_CASE("static kv cache: caches passed as inputs generate as transformers (sl
       CHECK(t.position_dim == 2);
       CHECK(t.kind == pte::CacheKind::Full);
     }
+    // the method reads the caches in place (no folded view shares their slots in the
+    // slices programs; in the whole ones the exporter's plan keeps some planned)
+    if (slices)
+      for (const auto& t : c.tensors()) CHECK(t.by_pointer);
     // the slices programs prefill 8 tokens a call, the whole-cache ones one
     CHECK(r->metadata().prefill_chunk == (slices ? 8 : 1));
 
