@@ -26,7 +26,10 @@
 // does). The cache owns these tensors (allocated once, at attach, from the static shapes)
 // and sets them as the inputs before every call (feed), then takes the outputs back
 // (take). Loaded with input_candidates() as MethodOptions::inputs_by_pointer, the method
-// reads them in place (nothing copied in); else each call copies them into the arena. Inputs that do not pair up are refused at attach with one line naming them.
+// reads them in place (nothing copied in); else each call copies them into the arena.
+// Inputs that do not pair up are refused at attach with one line naming them. Not yet:
+// ExecuTorch's full static-attention I/O (masks and RoPE tables as inputs, a fixed padded
+// input length, shift-pointer caches, per-head caches) and caches with a dynamic length.
 #pragma once
 #include <cstdint>
 #include <memory>
