@@ -439,6 +439,9 @@ struct MethodMemory {
   int cache_layers = 0;                  // K/V layers (ring layers included)
   int ring_layers = 0;                   // sliding-window layers kept as ring buffers
   int64_t window = 0, ring_slots = 0;    // their window and ring size
+  std::string where = "mutable buffers";  // or "method inputs" (cache/kv_cache.h)
+  size_t slice_outputs = 0;              // input-passed caches whose outputs hold only the new positions
+  size_t by_pointer = 0;                 // input-passed caches the method reads in place (not copied in)
 };
 struct MemoryReport {
   bool present = false;
@@ -458,9 +461,25 @@ bool constant_int(const ProgramInfo& pi, const char* name, int64_t* out) {
 
 void describe_state(const ProgramInfo& pi, Method& method, MethodMemory* mm) {
   std::vector<StateTensor> st = method.state_tensors();
-  mm->state_tensors = st.size();
-  for (const auto& x : st) {
-    const Tensor& t = *x.tensor;
+  int64_t ctx = 0;
+  const bool have_ctx = constant_int(pi, "get_max_context_len", &ctx) || constant_int(pi, "get_max_seq_len", &ctx);
+  std::unique_ptr<KvCache> cache;
+  Status attached = have_ctx ? KvCache::attach(method, ctx, &cache) : Status::error("no context length");
+  // a cache passed as method inputs: its tensors are the cache component's
+  std::vector<const Tensor*> shown;
+  if (attached && cache->input_tensors()) {
+    mm->where = cache->where();
+    for (const auto& c : cache->tensors()) {
+      shown.push_back(c.tensor);
+      mm->slice_outputs += c.slice;
+      mm->by_pointer += c.by_pointer;
+    }
+  } else {
+    for (const auto& x : st) shown.push_back(x.tensor);
+  }
+  mm->state_tensors = shown.size();
+  for (const Tensor* x : shown) {
+    const Tensor& t = *x;
     std::string shape = "[";
     for (int d = 0; d < t.dim; ++d) shape += (d ? "," : "") + std::to_string(t.sizes[d]);
     shape += "]";
@@ -470,16 +489,17 @@ void describe_state(const ProgramInfo& pi, Method& method, MethodMemory* mm) {
     if (mm->state_dtype != dt) mm->state_dtype = "mixed";
     mm->state_bytes += t.nbytes();
   }
-  if (st.empty()) return;
-  int64_t ctx = 0;
-  if (!constant_int(pi, "get_max_context_len", &ctx) && !constant_int(pi, "get_max_seq_len", &ctx)) {
+  if (shown.empty()) {
+    // inputs after the token ids and positions that are not a cache the runner can feed
+    if (have_ctx && !attached && method.info().inputs.size() > 2) mm->cache_note = attached.message();
+    return;
+  }
+  if (!have_ctx) {
     mm->cache_note = "no get_max_context_len / get_max_seq_len: positions unknown";
     return;
   }
-  std::unique_ptr<KvCache> cache;
-  Status s = KvCache::attach(method, ctx, &cache);
-  if (!s) {
-    mm->cache_note = s.message();
+  if (!attached) {
+    mm->cache_note = attached.message();
     return;
   }
   if (!cache->unsupported().empty()) {
@@ -588,11 +608,21 @@ void print_text(const std::string& file, const Program& program, const BundleInf
         t.row({"re-planned memory", r + ")"});
         t.row({"copies as views", std::to_string(mm->copy_views) + " copy instructions run as views (no bytes moved)"});
         if (mm->state_tensors == 0) {
-          t.row({"KV cache", "none (no persistent state in this method)"});
+          t.row({"KV cache", mm->cache_note.empty() ? "none (no persistent state in this method)"
+                                                    : "none: " + shown(mm->cache_note, 400)});
         } else {
           std::string c = std::to_string(mm->state_tensors) + " tensors";
           if (mm->cache_positions) c += " (" + std::to_string(mm->cache_layers) + " layers, K and V)";
-          c += ", " + mm->state_dtype + " " + mm->state_shape + ", " + bytes_text(mm->state_bytes) + ", in mutable buffers";
+          c += ", " + mm->state_dtype + " " + mm->state_shape + ", " + bytes_text(mm->state_bytes) + ", in " + mm->where;
+          if (mm->where != "mutable buffers")
+            c += std::string(" (owned by pte-run, ") +
+                 (mm->by_pointer == mm->state_tensors ? "read in place"
+                  : mm->by_pointer == 0              ? "copied in each call"
+                                                     : std::to_string(mm->by_pointer) + " read in place, the others copied in each call") +
+                 "; the outputs return " +
+                 (mm->slice_outputs == mm->state_tensors ? "the new positions, written back at the position)"
+                  : mm->slice_outputs == 0             ? "the whole updated caches, copied back)"
+                                                       : "whole caches or new positions)");
           if (mm->cache_positions) c += ", " + std::to_string(mm->cache_positions) + " positions";
           if (mm->ring_layers)
             c += "; " + std::to_string(mm->ring_layers) + " of the layers sliding-window (window " + std::to_string(mm->window) +
@@ -770,7 +800,8 @@ Value program_json(const std::string& file, const Program& program, const Bundle
         r.set("replanned_bytes", Value(static_cast<unsigned long long>(mm->replanned)));
         r.set("copies_as_views", Value(static_cast<unsigned long long>(mm->copy_views)));
         Value& kv = r.set("kv_cache", Value::object());
-        kv.set("where", Value(mm->state_tensors ? "mutable buffers" : "none"));
+        kv.set("where", Value(mm->state_tensors ? mm->where : std::string("none")));
+        if (mm->where != "mutable buffers") kv.set("inputs_read_in_place", Value(static_cast<unsigned long long>(mm->by_pointer)));
         kv.set("tensors", Value(static_cast<unsigned long long>(mm->state_tensors)));
         kv.set("layers", Value(static_cast<unsigned long long>(mm->cache_positions ? mm->cache_layers : 0)));
         kv.set("ring_layers", Value(static_cast<unsigned long long>(mm->ring_layers)));
@@ -962,6 +993,7 @@ int cmd_info(int argc, char** argv) {
       for (int64_t b : m.planned_buffers) mm.file_plan += static_cast<uint64_t>(b);
       Program::MethodOptions mo;
       mo.num_threads = 1;
+      mo.inputs_by_pointer = KvCache::input_candidates(m);  // as the runner loads it
       std::unique_ptr<Method> method;
       Status ls = program->load_method(m.name, mo, &method);
       if (ls) {

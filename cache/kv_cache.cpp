@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 
 namespace pte {
 
@@ -54,7 +55,163 @@ Status KvCache::attach(Method& method, int64_t context_len, std::unique_ptr<KvCa
     }
     c->tensors_.push_back(ct);
   }
+  if (method.info().inputs.size() > 2) PTE_TRY(c->attach_inputs(method, 2));
   *out = std::move(c);
+  return Status::ok();
+}
+
+namespace {
+
+std::string shape_text(const ValueInfo& v) {
+  if (v.tag != Tag::Tensor) return tag_name(v.tag);
+  std::string s = std::string(dtype_name(v.tensor.dtype)) + "[";
+  for (size_t d = 0; d < v.tensor.sizes.size(); ++d)
+    s += (d ? "," : "") + std::string(v.tensor.dynamism != Dynamism::Static ? "<=" : "") + std::to_string(v.tensor.sizes[d]);
+  return s + "]";
+}
+
+bool contiguous(const TensorInfo& t) {
+  for (size_t d = 0; d < t.dim_order.size(); ++d)
+    if (t.dim_order[d] != d) return false;
+  return true;
+}
+
+}  // namespace
+
+Status KvCache::attach_inputs(Method& method, size_t first_input) {
+  const MethodInfo& mi = method.info();
+  const size_t nin = mi.inputs.size() - first_input;
+  const size_t nout = mi.outputs.empty() ? 0 : mi.outputs.size() - 1;
+  auto refuse = [&](const std::string& why) {
+    return Status::error("method " + mi.name + ": " + why +
+                         ": the inputs after the token ids and positions must be KV-cache tensors (a dimension of the context length " +
+                         std::to_string(capacity_) +
+                         "), each returned updated, whole or its new positions, by the output after the logits in the same order; "
+                         "this program is not a decoder pte-run generates with ('pte-run run' runs it as a plain program)");
+  };
+  if (nin != nout)
+    return refuse("it takes " + std::to_string(nin) + " inputs after the token ids and positions but returns " + std::to_string(nout) +
+                  " outputs after the logits");
+  for (size_t k = 0; k < nin; ++k) {
+    const size_t ii = first_input + k, oi = 1 + k;
+    const ValueInfo& in = mi.inputs[ii];
+    const ValueInfo& out = mi.outputs[oi];
+    const std::string pair = "input " + std::to_string(ii) + " (" + shape_text(in) + ") and output " + std::to_string(oi) + " (" +
+                             shape_text(out) + ")";
+    if (in.tag != Tag::Tensor || out.tag != Tag::Tensor) return refuse(pair + " are not both tensors");
+    const TensorInfo& ti = in.tensor;
+    const TensorInfo& to = out.tensor;
+    if (ti.dynamism != Dynamism::Static) return refuse("input " + std::to_string(ii) + " (" + shape_text(in) + ") has no static shape");
+    if (ti.dtype != to.dtype || ti.sizes.size() != to.sizes.size() || ti.sizes.size() < 2 || ti.sizes.size() > static_cast<size_t>(kMaxDims))
+      return refuse(pair + " do not pair up (dtype or rank)");
+    if (!contiguous(ti) || !contiguous(to)) return refuse(pair + " are not in contiguous dim order");
+    CacheTensor ct;
+    ct.input = static_cast<int>(ii);
+    ct.by_pointer = method.input_bound_by_pointer(ii);
+    ct.output = static_cast<int>(oi);
+    int differ = -1, ndiffer = 0;
+    for (size_t d = 0; d < ti.sizes.size(); ++d)
+      if (ti.sizes[d] != to.sizes[d]) differ = static_cast<int>(d), ++ndiffer;
+    if (ndiffer == 0) {
+      // the whole cache, or (a dynamic output) its new positions with a bound of the context
+      for (size_t d = 1; d < ti.sizes.size() && ct.position_dim < 0; ++d)
+        if (ti.sizes[d] == capacity_) ct.position_dim = static_cast<int>(d);
+      ct.slice = to.dynamism != Dynamism::Static;
+    } else if (ndiffer == 1 && differ >= 1 && ti.sizes[static_cast<size_t>(differ)] == capacity_ &&
+               to.sizes[static_cast<size_t>(differ)] >= 1 && to.sizes[static_cast<size_t>(differ)] < capacity_) {
+      ct.position_dim = differ;
+      ct.slice = true;
+    } else {
+      return refuse(pair + " do not pair up: the output must have the input's shape, or a shorter position dimension");
+    }
+    if (ct.position_dim < 0) return refuse("input " + std::to_string(ii) + " (" + shape_text(in) + ") has no dimension of the context length");
+    auto t = std::make_unique<Tensor>();
+    t->dtype = ti.dtype;
+    t->dim = static_cast<int32_t>(ti.sizes.size());
+    size_t bytes = dtype_size(ti.dtype);
+    for (int d = 0; d < t->dim; ++d) {
+      const int64_t n = ti.sizes[static_cast<size_t>(d)];
+      if (n < 0 || (n > 0 && bytes > (size_t{1} << 40) / static_cast<size_t>(n)))
+        return refuse("input " + std::to_string(ii) + " (" + shape_text(in) + ") has a negative or too large size");
+      bytes *= static_cast<size_t>(n);
+      t->sizes[d] = n;
+      t->dim_order[d] = static_cast<uint8_t>(d);
+    }
+    compute_strides(*t);
+    ct.bytes = bytes;
+    try {
+      storage_.emplace_back((ct.bytes + 7) / 8, 0);
+    } catch (const std::bad_alloc&) {
+      return Status::error("method " + mi.name + ": cannot allocate the " + std::to_string(ct.bytes) + " bytes of KV cache input " +
+                           std::to_string(ii));
+    }
+    t->data = storage_.back().data();
+    t->capacity = ct.bytes;
+    ct.tensor = t.get();
+    owned_.push_back(std::move(t));
+    tensors_.push_back(ct);
+  }
+  return Status::ok();
+}
+
+std::vector<size_t> KvCache::input_candidates(const MethodInfo& info) {
+  std::vector<size_t> r;
+  for (size_t k = 2; k < info.inputs.size(); ++k)
+    if (info.inputs[k].tag == Tag::Tensor && info.inputs[k].tensor.dynamism == Dynamism::Static) r.push_back(k);
+  return r;
+}
+
+std::string KvCache::where() const {
+  size_t in = input_tensors();
+  if (tensors_.empty()) return "none found";
+  if (in == 0) return "mutable buffers";
+  if (in == tensors_.size()) return "method inputs";
+  return "mutable buffers and method inputs";
+}
+
+size_t KvCache::input_tensors() const {
+  size_t n = 0;
+  for (const auto& c : tensors_) n += c.input >= 0;
+  return n;
+}
+
+Status KvCache::feed(Method& method) const {
+  for (const auto& c : tensors_)
+    if (c.input >= 0) PTE_TRY(method.set_input(static_cast<size_t>(c.input), *c.tensor));
+  return Status::ok();
+}
+
+Status KvCache::take(Method& method, int64_t pos, int64_t n) {
+  for (const auto& c : tensors_) {
+    if (c.input < 0) continue;
+    const EValue& v = method.output(static_cast<size_t>(c.output));
+    const Tensor& cache = *c.tensor;
+    auto bad = [&](const char* why) {
+      return Status::error("KV cache output " + std::to_string(c.output) + " (for input " + std::to_string(c.input) + "): " + why);
+    };
+    if (!v.is_tensor()) return bad("not a tensor");
+    const Tensor& t = *v.t;
+    if (t.dtype != cache.dtype || t.dim != cache.dim || !t.contiguous_order()) return bad("dtype, rank or dim order differs from the cache's");
+    for (int d = 0; d < t.dim; ++d)
+      if (d != c.position_dim && t.sizes[d] != cache.sizes[d]) return bad("its shape differs from the cache's");
+    const int64_t rows = t.sizes[c.position_dim];
+    if (!c.slice) {
+      if (rows != cache.sizes[c.position_dim]) return bad("its shape differs from the cache's");
+      if (t.data != cache.data) std::memcpy(cache.data, t.data, c.bytes);
+      continue;
+    }
+    // the call's new positions: the first n rows (a program may pad its input)
+    if (rows < n || pos < 0 || n < 0 || pos + n > cache.sizes[c.position_dim])
+      return bad("it holds fewer positions than the call wrote, or they do not fit the cache");
+    size_t outer, inner;
+    geometry(c, &outer, &inner);
+    const size_t cap = static_cast<size_t>(cache.sizes[c.position_dim]);
+    uint8_t* dst = static_cast<uint8_t*>(cache.data);
+    const uint8_t* src = static_cast<const uint8_t*>(t.data);
+    for (size_t o = 0; o < outer; ++o)
+      std::memcpy(dst + (o * cap + static_cast<size_t>(pos)) * inner, src + o * static_cast<size_t>(rows) * inner,
+                  static_cast<size_t>(n) * inner);
+  }
   return Status::ok();
 }
 

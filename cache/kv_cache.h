@@ -15,7 +15,21 @@
 // or past the target (positions -1, contents zeroed) and is refused when the window the
 // next token attends to is no longer in the ring; save/restore keep the ring tensors whole.
 //
-// Not yet: caches passed as method inputs and returned as outputs.
+// Caches passed as method inputs and returned as outputs (ExecuTorch's static-attention
+// Llama export; a transformers decoder exported with past_key_values as inputs): every
+// input after the token ids and positions must be a static tensor with a dimension of the
+// context length, paired in order with the outputs after the logits (input 2 + k with
+// output 1 + k, same dtype and rank). An output of the input's shape is the whole updated
+// cache (copied back after each call, nothing copied when it already is the cache's
+// memory); an output whose position dimension is shorter holds the call's new positions
+// only (written into the cache at the call's position, as the static-attention runtime
+// does). The cache owns these tensors (allocated once, at attach, from the static shapes)
+// and sets them as the inputs before every call (feed), then takes the outputs back
+// (take). Loaded with input_candidates() as MethodOptions::inputs_by_pointer, the method
+// reads them in place (nothing copied in); else each call copies them into the arena.
+// Inputs that do not pair up are refused at attach with one line naming them. Not yet:
+// ExecuTorch's full static-attention I/O (masks and RoPE tables as inputs, a fixed padded
+// input length, shift-pointer caches, per-head caches) and caches with a dynamic length.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -38,16 +52,34 @@ struct CacheTensor {
   int position_dim = -1;   // the dimension indexed by position / slot (-1: none found)
   size_t bytes = 0;
   CacheKind kind = CacheKind::Full;
+  // Caches passed as method inputs (-1: a state tensor of the method):
+  int input = -1;          // the method input it is fed as
+  int output = -1;         // the output that returns its update
+  bool slice = false;      // the output holds the call's new positions only (else the whole cache)
+  bool by_pointer = false; // the method reads it where it is (else set_input copies it into the arena)
 };
 
 class KvCache {
  public:
   // `context_len`: positions the program's cache holds (get_max_context_len). A method
-  // without persistent state gets an empty cache (positions are still counted).
+  // without persistent state gets an empty cache (positions are still counted). Inputs
+  // after the first two (token ids, positions) are caches passed as inputs.
   static Status attach(Method& method, int64_t context_len, std::unique_ptr<KvCache>* out);
+  // The inputs that may be a KV cache passed as inputs (tensors after the token ids and
+  // positions): load the method with them as MethodOptions::inputs_by_pointer, so feeding
+  // the cache copies nothing.
+  static std::vector<size_t> input_candidates(const MethodInfo& info);
 
-  // "mutable buffers" or "none found"
-  std::string where() const { return tensors_.empty() ? "none found" : "mutable buffers"; }
+  // "mutable buffers", "method inputs" (both, joined by "and", when a program has both) or
+  // "none found"
+  std::string where() const;
+  // Tensors fed as method inputs (0 when the cache lives in mutable buffers).
+  size_t input_tensors() const;
+  // Before each call: sets the input-passed caches as the method's inputs.
+  Status feed(Method& method) const;
+  // After a call that wrote positions [pos, pos + n): takes the updated caches (or their
+  // new positions) from the method's outputs.
+  Status take(Method& method, int64_t pos, int64_t n);
   const std::vector<CacheTensor>& tensors() const { return tensors_; }
   // Key/value pairs: tensors / 2 when they pair up (the exporters keep one K and one V
   // per layer).
@@ -86,7 +118,12 @@ class KvCache {
   size_t ring_positions_tensors() const;
   // zero slot `slot` of every ring tensor
   void clear_ring_slot(int64_t slot);
+  // finds caches passed as inputs after the first `first_input` inputs
+  Status attach_inputs(Method& method, size_t first_input);
   std::vector<CacheTensor> tensors_;
+  // the input-passed caches' storage (8-byte aligned) and tensors
+  std::vector<std::vector<uint64_t>> storage_;
+  std::vector<std::unique_ptr<Tensor>> owned_;
   int64_t capacity_ = 0;
   int64_t length_ = 0;
   std::string unsupported_;

@@ -61,6 +61,9 @@ class MethodImpl final : public Method {
   const MethodInfo& info() const override { return info_; }
   Status set_input(size_t index, const Tensor& value) override;
   Status set_input(size_t index, const EValue& value) override;
+  bool input_bound_by_pointer(size_t index) const override {
+    return index < inputs_.size() && values_[inputs_[index]].tag == Tag::Tensor && !value_planned_[inputs_[index]];
+  }
   Status execute() override;
   size_t num_outputs() const override { return outputs_.size(); }
   const EValue& output(size_t index) const override;

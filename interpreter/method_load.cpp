@@ -626,6 +626,61 @@ struct MethodImpl::Load {
   // Kernels may not write into constants (mapped read-only); kernel and delegate inputs
   // that have no memory yet (et_view outputs, values filled by a MoveCall) are checked
   // before each call so a malformed program fails cleanly instead of reading null.
+  // MethodOptions::inputs_by_pointer: planned inputs the caller binds by pointer (memory it
+  // owns across calls, e.g. a KV cache passed as inputs), so set_input copies nothing; their
+  // arena slot goes unused. An input stays planned when a planned value that is read (by an
+  // instruction, or as an output) but that no instruction writes shares its slot: a static
+  // view of the input folded into the plan would read the unused slot.
+  void unplan_inputs() {
+    if (options.inputs_by_pointer.empty()) return;
+    const size_t nv = m.values_.size();
+    std::vector<uint8_t> written(nv, 0), read(nv, 0);
+    auto vid = [&](const EValue* e) { return static_cast<size_t>(e - m.values_.data()); };
+    auto mark = [&](std::vector<uint8_t>& to, const EValue* e) {
+      if (!e) return;
+      if (e->tag == Tag::TensorList || e->tag == Tag::OptionalTensorList) {
+        for (size_t t = 0; t < e->tlist.size; ++t)
+          if (e->tlist.items[t]) to[vid(e->tlist.items[t])] = 1;
+      } else {
+        to[vid(e)] = 1;
+      }
+    };
+    for (const Instr& in : m.instrs_) {
+      EValue** a = m.args_.data() + in.arg_begin;
+      if (in.kind == Instr::Move) mark(written, &m.values_[in.b]), mark(read, &m.values_[in.a]);
+      if (in.kind == Instr::Delegate)
+        for (uint32_t k = 0; k < in.nargs; ++k) mark(written, a[k]), mark(read, a[k]);
+      if (in.kind != Instr::Kernel || in.nargs == 0) continue;
+      mark(written, a[in.nargs - 1]);
+      for (uint32_t k = 0; k + 1 < in.nargs; ++k) {
+        mark(read, a[k]);
+        for (uint32_t o = k + 1; o < in.nargs; ++o)
+          if (a[o] == a[k]) mark(written, a[k]);
+      }
+    }
+    for (int32_t v : m.outputs_)
+      if (v >= 0 && static_cast<size_t>(v) < nv) read[static_cast<size_t>(v)] = 1;
+    for (size_t idx : options.inputs_by_pointer) {
+      if (idx >= m.inputs_.size()) continue;
+      const size_t v = static_cast<size_t>(m.inputs_[idx]);
+      if (!m.value_planned_[v] || m.values_[v].tag != Tag::Tensor || !m.values_[v].t->data) continue;
+      Tensor& t = *m.values_[v].t;
+      const char* lo = static_cast<const char*>(t.data);
+      const char* hi = lo + t.capacity;
+      bool folded_view = false;
+      for (size_t u = 0; u < nv && !folded_view; ++u) {
+        if (u == v || !m.value_planned_[u] || m.values_[u].tag != Tag::Tensor || written[u] || !read[u] || is_input[u]) continue;
+        const Tensor& w = *m.values_[u].t;
+        const char* wl = static_cast<const char*>(w.data);
+        folded_view = w.data && w.capacity && wl < hi && wl + w.capacity > lo;
+      }
+      if (folded_view) continue;
+      t.data = nullptr;
+      t.capacity = 0;
+      m.value_planned_[v] = 0;
+    }
+  }
+
   Status check_writes_and_data() {
     auto is_constant = [&](const EValue* e) {
       if (!e || e->tag != Tag::Tensor) return false;
@@ -1202,6 +1257,7 @@ Status MethodImpl::load(const LoadedProgram& program, int plan_index, const Prog
     return L.fail(msg);
   }
   PTE_TRY(L.plan_memory());
+  L.unplan_inputs();
   PTE_TRY(L.check_writes_and_data());
   L.find_state();
   L.fold_constant_permutes();

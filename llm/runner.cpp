@@ -50,6 +50,7 @@ Status TextRunner::create(const RunnerOptions& options, std::unique_ptr<TextRunn
   Program::MethodOptions mo;
   mo.num_threads = options.num_threads;
   mo.last_row_of_output_only = true;  // only the last position's logits are sampled
+  mo.inputs_by_pointer = KvCache::input_candidates(*fwd);  // a cache passed as inputs: read in place
   PTE_TRY(r->program_->load_method(options.method, mo, &r->method_));
   PTE_TRY(r->read_metadata().context(options.model_path));
   PTE_TRY(KvCache::attach(*r->method_, r->meta_.max_context_len, &r->cache_).context(options.model_path));
@@ -67,12 +68,14 @@ Status TextRunner::read_metadata() {
   // is not an LLM export, and guessing the KV capacity from the input bound would be wrong.
   int64_t max_seq_len = 0;
   const_int(info, "get_max_seq_len", &max_seq_len);  // checked in create()
-  if (m.inputs.empty() || m.inputs.size() > 2 || m.outputs.empty())
-    return Status::error("method " + m.name + " does not look like a decoder: expected (tokens[, positions]) -> logits");
+  // inputs after the token ids and positions: a KV cache passed as inputs (KvCache::attach
+  // decides, and refuses inputs that do not pair with outputs)
+  if (m.inputs.empty() || m.outputs.empty())
+    return Status::error("method " + m.name + " does not look like a decoder: expected (tokens[, positions][, caches]) -> logits");
   const ValueInfo& in0 = m.inputs[0];
   if (in0.tag != Tag::Tensor || in0.tensor.dtype != DType::Int64 || in0.tensor.sizes.size() != 2)
     return Status::error("method " + m.name + ": input 0 must be int64 token ids [1, S]");
-  meta_.use_kv_cache = m.inputs.size() == 2;
+  meta_.use_kv_cache = m.inputs.size() >= 2;
   int64_t seq_bound = in0.tensor.sizes[1];
   meta_.dynamic_prefill = in0.tensor.dynamism != Dynamism::Static && seq_bound > 1;
   if (meta_.use_kv_cache) {
@@ -161,7 +164,9 @@ Status TextRunner::forward(const int32_t* ids, int64_t n, const float** logits) 
     p.capacity = pos_buf_.size() * sizeof(int64_t);
     PTE_TRY(method_->set_input(1, p));
   }
+  PTE_TRY(cache_->feed(*method_));
   Status run = method_->execute();
+  if (run) run = cache_->take(*method_, cache_->length(), n);
   if (!run) {
     // transformers' static sliding-window cache, traced by torch.export, keeps only the
     // window and always takes its "not yet full" branch: the program cannot pass it

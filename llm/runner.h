@@ -3,7 +3,10 @@
 // Works with both forward signatures in use:
 //   forward(input_ids i64[1,S], cache_position i64[S]) -> logits [1,S,V]   (transformers, optimum)
 //   forward(tokens i64[1,S], input_pos i64[1]) -> logits [1,(S),V]          (ExecuTorch's LLM export)
-// The KV cache (cache/kv_cache.h) lives in the method's mutable buffers; the runner
+//   forward(tokens, input_pos, caches...) -> (logits, caches or their new positions...)
+//                                                  (a KV cache passed as inputs and outputs)
+// The KV cache (cache/kv_cache.h) lives in the method's mutable buffers, or is passed as
+// inputs and outputs (the cache component owns those tensors and feeds them); the runner
 // keeps the token ids it holds, so a conversation can continue, step back (rewind) or be
 // saved. Prefill is one call per chunk when the token input has a dynamic length, one
 // call per token otherwise.

@@ -457,6 +457,46 @@ TEST_CASE("method: mutable buffers persist between runs (file plan and re-plan)"
   }
 }
 
+TEST_CASE("method: inputs_by_pointer binds planned inputs in place, unless a folded view shares their slot") {
+  if (!have_kernels({"aten::add.out"})) return;
+  for (bool with_view : {false, true}) {
+    CAPTURE(with_view);
+    ProgramBuilder b;
+    int x = b.f32({2}, 0);     // planned inputs
+    int z = b.f32({2}, 64);
+    int y = b.f32({2}, 128);   // output: y = x + z (+ v)
+    int v = b.f32({2}, 0);     // a planned value no instruction writes, in x's slot: a folded view of x
+    int alpha = b.i(1);
+    b.buffer_sizes = {0, 192};
+    int add = b.op("aten::add", "out");
+    b.kernel(add, {x, z, alpha, y, y});
+    if (with_view) b.kernel(add, {y, v, alpha, y, y});
+    b.inputs = {x, z};
+    b.outputs = {y};
+    std::unique_ptr<Program> p;
+    REQUIRE(b.open(&p).is_ok());
+    Program::MethodOptions mo;
+    mo.inputs_by_pointer = {0, 7};  // out-of-range indices are ignored
+    std::unique_ptr<Method> m;
+    REQUIRE(p->load_method("forward", mo, &m).is_ok());
+    CHECK(m->input_bound_by_pointer(0) == !with_view);
+    CHECK(!m->input_bound_by_pointer(1));
+    CHECK(!m->input_bound_by_pointer(9));
+    HostTensor a(DType::Float, {2}, std::vector<float>{1.0f, 2.0f});
+    HostTensor c(DType::Float, {2}, std::vector<float>{10.0f, 20.0f});
+    REQUIRE(m->set_input(0, a.t).is_ok());
+    REQUIRE(m->set_input(1, c.t).is_ok());
+    REQUIRE(m->execute().is_ok());
+    // the view reads x's bytes: the input copied into the slot
+    std::vector<float> want = with_view ? std::vector<float>{12.0f, 24.0f} : std::vector<float>{11.0f, 22.0f};
+    CHECK(tensor_values<float>(m->output(0)) == want);
+    // bound in place: the method reads the caller's memory as it is at execute
+    static_cast<float*>(a.t.data)[0] = 100.0f;
+    REQUIRE(m->execute().is_ok());
+    CHECK(tensor_values<float>(m->output(0))[0] == (with_view ? 12.0f : 110.0f));
+  }
+}
+
 TEST_CASE("method: a program without a memory plan is re-planned automatically") {
   if (!have_kernels({"aten::add.out", "aten::mul.out"})) return;
   ProgramBuilder b;

@@ -148,6 +148,11 @@ class Program {
     // unsqueeze_copy, clone, alias_copy and expand_copy to the input's own sizes run as
     // views (no bytes moved) where the memory plan allows it; results are the same.
     bool copies_as_views = true;
+    // Inputs the caller binds by pointer to memory it keeps across calls (a KV cache passed
+    // as inputs, cache/kv_cache.h) although the file plans them in its arena: set_input
+    // then copies nothing. Ignored for an input whose slot a folded view shares
+    // (Method::input_bound_by_pointer says which were taken).
+    std::vector<size_t> inputs_by_pointer;
   };
   virtual Status load_method(const std::string& name, const MethodOptions& options,
                              std::unique_ptr<Method>* out) = 0;
@@ -172,6 +177,9 @@ class Method {
   // Scalar inputs (baked in at export: the value must equal the traced one).
   virtual Status set_input(size_t index, const EValue& value) = 0;
   virtual Status execute() = 0;
+  // True when set_input(index) binds the caller's memory instead of copying into the arena
+  // (an input the file does not plan, or one of MethodOptions::inputs_by_pointer).
+  virtual bool input_bound_by_pointer(size_t index) const { (void)index; return false; }
   virtual size_t num_outputs() const = 0;
   // Valid until the next execute().
   virtual const EValue& output(size_t index) const = 0;
