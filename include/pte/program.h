@@ -123,9 +123,8 @@ struct OpTiming {
 // kernels or the system XNNPACK library's fully connected operators (builds with the
 // library only; elsewhere every policy runs our kernels).
 //   Off   our kernels;   On   the library wherever it can;
-//   Auto  per operation, as measured (ops/linalg/xnn_library.h: the library on ARM and on
-//         x86 without AVX-512F, ours on AVX-512F, where they are faster and where the
-//         conformance references were recorded);
+//   Auto  per operation and CPU, as measured (ops/linalg/xnn_library.h, bench/xnn_fc_bench.cpp;
+//         today ours everywhere: faster on x86-64, ARM not yet measured);
 //   Default  the process-wide choice (set_default_xnnpack_policy, initially Auto).
 enum class XnnpackPolicy : uint8_t { Default, Off, On, Auto };
 void set_default_xnnpack_policy(XnnpackPolicy policy);  // Default is taken as Auto

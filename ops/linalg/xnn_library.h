@@ -10,11 +10,13 @@
 // choose() always answers "ours".
 //
 // Auto (XnnpackPolicy::Auto) follows bench/xnn_fc_bench.cpp's figures:
-//   x86-64 with AVX-512F   ours (our 8x32 AVX-512F kernels were faster at every SmolLM2
-//                          shape, and the conformance references were recorded on this
-//                          ISA's arithmetic);
-//   x86-64 AVX2 / ARM      the library (its kernels against our AVX2 / NEON / scalar ones;
-//                          ARM not timed: qemu timing means nothing).
+//   x86-64   ours: on an AVX-512F machine the library (with its own AVX-512F kernels) took
+//            1.0-3.0x our time at every SmolLM2-135M shape, M = 1 and 64, one thread; against
+//            our kernels capped to AVX2 it won only at M = 64 of the small shapes (an
+//            AVX2-only CPU, where the library too runs AVX2 kernels, was not timed);
+//   ARM      ours until measured (qemu timing means nothing): armhf, where our kernels are
+//            scalar and the library has NEON ones, is the first candidate to flip.
+// `--xnnpack on` runs the library wherever it can. Builds without the library: always ours.
 #pragma once
 #include <cstdint>
 #include <memory>

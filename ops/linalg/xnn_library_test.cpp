@@ -59,7 +59,7 @@ TEST_CASE("xnn library: policy parsing and the process default") {
 
 TEST_CASE("xnn library: fully connected f32 equals the GEMM reference (layouts, bias, clamp, threads)") {
   if (!xnnlib::ready()) {
-    MESSAGE("skipped: " << (xnnlib::built() ? "the XNNPACK library refuses this CPU" : "this build has no XNNPACK library"));
+    MESSAGE("skipped: " << std::string(xnnlib::built() ? "the XNNPACK library refuses this CPU" : "this build has no XNNPACK library"));
     return;
   }
   pthreadpool* pool = pthreadpool_create(2);
