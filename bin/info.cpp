@@ -462,8 +462,8 @@ const MethodPaths* paths_of(const ProgramInfo& pi, const MethodInfo& m) {
   return &(*g_paths)[k];
 }
 
-// Loads each compute method that has an aten linear / mm / addmm or an fp32 XNNPACK fully
-// connected node, one thread, and records the paths.
+// Loads each compute method that has an aten linear / mm / addmm or an XNNPACK fully
+// connected node (fp16 / bf16 graphs run widened to fp32), one thread, and records the paths.
 std::vector<MethodPaths> collect_paths(Program& program) {
   const ProgramInfo& pi = program.info();
   std::vector<MethodPaths> out(pi.methods.size());
@@ -474,7 +474,7 @@ std::vector<MethodPaths> collect_paths(Program& program) {
     for (const auto& op : m.operators)
       any = any || op.name == "aten::linear.out" || op.name == "aten::mm.out" || op.name == "aten::addmm.out";
     for (const auto& d : m.delegates)
-      for (const auto& nd : d.nodes) any = any || (nd.name == "XNNFullyConnected" && nd.types == "fp32 x fp32 -> fp32");
+      for (const auto& nd : d.nodes) any = any || nd.name == "XNNFullyConnected";
     if (!any) continue;
     MethodPaths& mp = out[k];
     mp.computed = true;

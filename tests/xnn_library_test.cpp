@@ -5,6 +5,10 @@
 // nothing. A build without the library runs our kernels under every policy.
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -35,7 +39,63 @@ pte::Status read_list(const pte::json::Value* list, std::vector<HostValue>* out)
   return pte::Status::ok();
 }
 
+// `pte-run ARGS` (PTE_RUN), stdout captured, stderr dropped; exit code in *code.
+std::string cli(const std::string& args, int* code) {
+  const char* exe = std::getenv("PTE_RUN");
+  std::string out;
+  std::string cmd = "'";
+  cmd += exe;
+  cmd += "' ";
+  cmd += args;
+  cmd += " 2>/dev/null";
+  std::FILE* p = ::popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int st = ::pclose(p);
+  *code = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+  return out;
+}
+
 }  // namespace
+
+TEST_CASE("xnn library: pte-run info lists each linear layer's path under --xnnpack") {
+  const char* exe = std::getenv("PTE_RUN");
+  const std::string f = "fixtures/data/mlp_xnnpack/model.pte";
+  if (!exe || !*exe || !std::filesystem::exists(exe) || !std::filesystem::exists(f)) {
+    MESSAGE("skipped: pte-run (PTE_RUN) or " << f << " not found");
+    return;
+  }
+  const bool lib = pte::linalg::xnnlib::ready();
+  for (const char* policy : {"on", "off"}) {
+    CAPTURE(policy);
+    int code = -1;
+    pte::json::Value doc;
+    REQUIRE(pte::json::parse(cli("info --json --xnnpack " + std::string(policy) + " " + f, &code), &doc).is_ok());
+    REQUIRE(code == 0);
+    const pte::json::Value* mm = doc.find("methods")->items()[0].find("matmuls", pte::json::Type::Array);
+    REQUIRE(mm);
+    REQUIRE(mm->size() == 2);  // Linear(16, 32), Linear(32, 8) as fully connected nodes
+    const auto& first = mm->items()[0];
+    CHECK(first.find("where")->as_string() == "delegate 0 node 0");
+    CHECK(first.find("op")->as_string() == "XNNFullyConnected");
+    CHECK(first.find("k")->as_int() == 16);
+    CHECK(first.find("n")->as_int() == 32);
+    const bool want = lib && std::string(policy) == "on";
+    for (const auto& e : mm->items()) CHECK(e.find("path")->as_string() == (want ? "xnnpack" : "ours"));
+    const std::string text = cli("info --xnnpack=" + std::string(policy) + " " + f, &code);
+    CHECK(code == 0);
+    CHECK(text.find(want ? "(2 of 2 on the XNNPACK library)" : "(0 of 2 on the XNNPACK library)") != std::string::npos);
+  }
+  int code = -1;
+  cli("info --xnnpack sometimes " + f, &code);
+  CHECK(code == 2);
+  // the option reaches `run` too; the outputs agree with the default run within the case's tolerance
+  const std::string a = cli("run --json --xnnpack on " + f + " --input fixtures/data/mlp_xnnpack/input_0_0.npy", &code);
+  CHECK(code == 0);
+  CHECK(a.find("\"outputs\"") != std::string::npos);
+}
 
 TEST_CASE("xnn library: fixtures with linear layers, library forced on vs our kernels vs the references") {
   const char* manifest = "fixtures/data/manifest.json";
