@@ -39,9 +39,19 @@ pte::Status read_list(const pte::json::Value* list, std::vector<HostValue>* out)
   return pte::Status::ok();
 }
 
-// `pte-run ARGS` (PTE_RUN), stdout captured, stderr dropped; exit code in *code.
+// The pte-run binary: $PTE_RUN (set by tests/meson.build), else bin/pte-run of this build.
+std::string pte_run() {
+  if (const char* e = std::getenv("PTE_RUN")) return e;
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  const std::filesystem::path p = self.parent_path() / ".." / "bin" / "pte-run";
+  return std::filesystem::exists(p) ? p.string() : "";
+}
+
+// `pte-run ARGS`, stdout captured, stderr dropped; exit code in *code.
 std::string cli(const std::string& args, int* code) {
-  const char* exe = std::getenv("PTE_RUN");
+  const std::string exe = pte_run();
   std::string out;
   std::string cmd = "'";
   cmd += exe;
@@ -61,9 +71,9 @@ std::string cli(const std::string& args, int* code) {
 }  // namespace
 
 TEST_CASE("xnn library: pte-run info lists each linear layer's path under --xnnpack") {
-  const char* exe = std::getenv("PTE_RUN");
+  const std::string exe = pte_run();
   const std::string f = "fixtures/data/mlp_xnnpack/model.pte";
-  if (!exe || !*exe || !std::filesystem::exists(exe) || !std::filesystem::exists(f)) {
+  if (exe.empty() || !std::filesystem::exists(exe) || !std::filesystem::exists(f)) {
     MESSAGE("skipped: pte-run (PTE_RUN) or " << f << " not found");
     return;
   }
