@@ -189,6 +189,7 @@ TEST_CASE("xnn library: the process default policy reaches a method loaded with 
   }
   std::unique_ptr<pte::Program> program;
   REQUIRE(pte::Program::open_file(f, {}, &program).is_ok());
+  const pte::XnnpackPolicy initial = pte::default_xnnpack_policy();
   for (pte::XnnpackPolicy p : {pte::XnnpackPolicy::On, pte::XnnpackPolicy::Off}) {
     pte::set_default_xnnpack_policy(p);
     std::unique_ptr<pte::Method> m;
@@ -203,5 +204,5 @@ TEST_CASE("xnn library: the process default policy reaches a method loaded with 
     CHECK(paths[0].k == 16);
     CHECK(paths[0].n == 32);
   }
-  pte::set_default_xnnpack_policy(pte::XnnpackPolicy::Auto);
+  pte::set_default_xnnpack_policy(initial);
 }

@@ -125,7 +125,8 @@ struct OpTiming {
 //   Off   our kernels;   On   the library wherever it can;
 //   Auto  per operation and CPU, as measured (ops/linalg/xnn_library.h, bench/xnn_fc_bench.cpp;
 //         today ours everywhere: faster on x86-64, ARM not yet measured);
-//   Default  the process-wide choice (set_default_xnnpack_policy, initially Auto).
+//   Default  the process-wide choice (set_default_xnnpack_policy; initially $PTE_XNNPACK
+//            if it says on, off or auto, else Auto).
 enum class XnnpackPolicy : uint8_t { Default, Off, On, Auto };
 void set_default_xnnpack_policy(XnnpackPolicy policy);  // Default is taken as Auto
 XnnpackPolicy default_xnnpack_policy();

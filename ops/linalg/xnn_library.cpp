@@ -2,6 +2,7 @@
 #include "ops/linalg/xnn_library.h"
 
 #include <atomic>
+#include <cstdlib>
 #include <cstdio>
 #include <mutex>
 #include <vector>
@@ -16,7 +17,16 @@
 namespace pte {
 
 namespace {
-std::atomic<XnnpackPolicy> g_default{XnnpackPolicy::Auto};
+// The initial default: $PTE_XNNPACK (on, off, auto; e.g. to run a whole test suite with the
+// library forced on), else Auto.
+XnnpackPolicy initial_policy() {
+  XnnpackPolicy p = XnnpackPolicy::Auto;
+  if (const char* e = std::getenv("PTE_XNNPACK")) {
+    if (!parse_xnnpack_policy(e, &p)) p = XnnpackPolicy::Auto;
+  }
+  return p;
+}
+std::atomic<XnnpackPolicy> g_default{initial_policy()};
 }  // namespace
 
 void set_default_xnnpack_policy(XnnpackPolicy policy) {

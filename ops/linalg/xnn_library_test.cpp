@@ -7,6 +7,7 @@
 #include <pthreadpool.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -34,12 +35,16 @@ TEST_CASE("xnn library: policy parsing and the process default") {
   CHECK(parse_xnnpack_policy("auto", &p));
   CHECK(p == XnnpackPolicy::Auto);
   CHECK_FALSE(parse_xnnpack_policy("yes", &p));
-  CHECK(default_xnnpack_policy() == XnnpackPolicy::Auto);
+  const XnnpackPolicy initial = default_xnnpack_policy();  // Auto unless $PTE_XNNPACK says otherwise
+  const char* env = std::getenv("PTE_XNNPACK");
+  if (!env || !parse_xnnpack_policy(env, &p)) p = XnnpackPolicy::Auto;
+  CHECK(initial == p);
   set_default_xnnpack_policy(XnnpackPolicy::Off);
   CHECK(xnnlib::resolve(XnnpackPolicy::Default) == XnnpackPolicy::Off);
   CHECK(xnnlib::resolve(XnnpackPolicy::On) == XnnpackPolicy::On);
   set_default_xnnpack_policy(XnnpackPolicy::Default);  // taken as Auto
   CHECK(default_xnnpack_policy() == XnnpackPolicy::Auto);
+  set_default_xnnpack_policy(initial);
 
   std::string why;
   CHECK_FALSE(xnnlib::choose(XnnpackPolicy::Off, 64, 64, &why));
