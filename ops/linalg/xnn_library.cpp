@@ -80,7 +80,7 @@ bool choose(XnnpackPolicy p, int64_t N, int64_t K, std::string* why) {
   } else if (p == XnnpackPolicy::On) {
     lib = true, w = "--xnnpack on";
   } else {
-    // bench/xnn_fc_bench.cpp: on x86-64 the library (its AVX-512F kernels) took 1.0-3.0x
+    // bench/xnn_fc_bench.cpp: on x86-64 the library (its AVX-512F kernels) took 0.99-3.0x
     // our time at every SmolLM2 shape on one thread. On ARM nothing was timed (qemu timing
     // means nothing) and the library's arithmetic was not run through the ARM test suites:
     // ours until it is (armhf, with scalar kernels of ours, is the first candidate).

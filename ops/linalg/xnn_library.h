@@ -11,9 +11,10 @@
 //
 // Auto (XnnpackPolicy::Auto) follows bench/xnn_fc_bench.cpp's figures:
 //   x86-64   ours: on an AVX-512F machine the library (with its own AVX-512F kernels) took
-//            1.0-3.0x our time at every SmolLM2-135M shape, M = 1 and 64, one thread; against
-//            our kernels capped to AVX2 it won only at M = 64 of the small shapes (an
-//            AVX2-only CPU, where the library too runs AVX2 kernels, was not timed);
+//            0.99-3.0x our time at every SmolLM2-135M and Qwen3-0.6B shape, M = 1 and 64,
+//            one thread; against our kernels capped to AVX2 it won at M = 64 and was
+//            about equal at M = 1 (an AVX2-only CPU, where the library too runs its
+//            FMA3 kernels, was not timed; bench/results/xnn_fc.md);
 //   ARM      ours until measured (qemu timing means nothing): armhf, where our kernels are
 //            scalar and the library has NEON ones, is the first candidate to flip.
 // `--xnnpack on` runs the library wherever it can. Builds without the library: always ours.
