@@ -32,7 +32,8 @@ Status attach_library_fc(const Graph& g, const Node& n, XnnpackPolicy policy, Pr
     return Status::ok();
   const bool tw = (n.flags & kFlagTransposeWeights) != 0;
   const int64_t K = tw ? w.dims.d[0] : w.dims.d[1], N = tw ? w.dims.d[1] : w.dims.d[0];
-  if (w.data_size < static_cast<size_t>(N) * static_cast<size_t>(K) * sizeof(float))
+  if (N < 1 || K < 1) return Status::ok();  // an empty product: ours
+  if (static_cast<uint64_t>(w.data_size) / sizeof(float) / static_cast<uint64_t>(K) < static_cast<uint64_t>(N))
     return Status::error("XNNFullyConnected: the filter holds " + std::to_string(w.data_size) + " bytes, fewer than its shape");
   *candidate = true;
   path->where = "node";  // completed by the caller
@@ -41,7 +42,7 @@ Status attach_library_fc(const Graph& g, const Node& n, XnnpackPolicy policy, Pr
   const float* bias = nullptr;
   if (n.in[2] >= 0) {
     const Value& b = g.values[static_cast<size_t>(n.in[2])];
-    if (!b.is_constant() || b.dtype != DT::F32 || b.dims.numel() != N || b.data_size < static_cast<size_t>(N) * sizeof(float)) {
+    if (!b.is_constant() || b.dtype != DT::F32 || b.dims.numel() != N || static_cast<uint64_t>(b.data_size) / sizeof(float) < static_cast<uint64_t>(N)) {
       path->why = "ours: the bias is not a constant fp32 vector of N values";
       return Status::ok();
     }
