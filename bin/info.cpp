@@ -449,6 +449,48 @@ struct MemoryReport {
 };
 const MemoryReport* g_memory = nullptr;
 
+// The fp32 matrix multiplies with constant weights of each compute method and the path
+// each takes under the --xnnpack policy (Method::matmul_paths), from a load of the method.
+struct MethodPaths {
+  bool computed = false;
+  std::vector<MatmulPath> paths;
+  std::string error;  // the method did not load
+};
+const std::vector<MethodPaths>* g_paths = nullptr;
+
+const MethodPaths* paths_of(const ProgramInfo& pi, const MethodInfo& m) {
+  if (!g_paths) return nullptr;
+  size_t k = static_cast<size_t>(&m - pi.methods.data());
+  if (k >= g_paths->size() || !(*g_paths)[k].computed) return nullptr;
+  return &(*g_paths)[k];
+}
+
+// Loads each compute method that has an aten linear / mm / addmm or an XNNPACK fully
+// connected node (fp16 / bf16 graphs run widened to fp32), one thread, and records the paths.
+std::vector<MethodPaths> collect_paths(Program& program) {
+  const ProgramInfo& pi = program.info();
+  std::vector<MethodPaths> out(pi.methods.size());
+  for (size_t k = 0; k < pi.methods.size(); ++k) {
+    const MethodInfo& m = pi.methods[k];
+    if (is_constant_method(m)) continue;
+    bool any = false;
+    for (const auto& op : m.operators)
+      any = any || op.name == "aten::linear.out" || op.name == "aten::mm.out" || op.name == "aten::addmm.out";
+    for (const auto& d : m.delegates)
+      for (const auto& nd : d.nodes) any = any || nd.name == "XNNFullyConnected";
+    if (!any) continue;
+    MethodPaths& mp = out[k];
+    mp.computed = true;
+    Program::MethodOptions mo;
+    mo.num_threads = 1;
+    std::unique_ptr<Method> method;
+    Status ls = program.load_method(m.name, mo, &method);
+    if (ls) mp.paths = method->matmul_paths();
+    else mp.error = ls.message();
+  }
+  return out;
+}
+
 // First output of a constant method as an integer, if present.
 bool constant_int(const ProgramInfo& pi, const char* name, int64_t* out) {
   for (const auto& m : pi.methods)
@@ -686,6 +728,19 @@ void print_text(const std::string& file, const Program& program, const BundleInf
         nt.print(f, "      ", "      ");
       }
     }
+    if (const MethodPaths* mp = paths_of(pi, m)) {
+      if (!mp->error.empty()) {
+        std::fprintf(f, "  fp32 matrix multiplies: not shown (the method does not load: %s)\n", shown(mp->error, 200).c_str());
+      } else if (!mp->paths.empty()) {
+        size_t lib = 0;
+        for (const auto& p : mp->paths) lib += p.library;
+        std::fprintf(f, "  fp32 matrix multiplies with constant weights (%zu of %zu on the XNNPACK library)\n", lib, mp->paths.size());
+        Table pt({false, false, true, false});
+        for (const auto& p : mp->paths)
+          pt.row({p.where, shown(p.op, 60), std::to_string(p.k) + " -> " + std::to_string(p.n), shown(p.why, 120)});
+        pt.print(f, "    ", "    ");
+      }
+    }
   }
 
   if (!constants.empty()) {
@@ -790,6 +845,22 @@ Value program_json(const std::string& file, const Program& program, const Bundle
         }
       }
     }
+    if (const MethodPaths* mp = paths_of(pi, m)) {
+      if (!mp->error.empty()) {
+        o.set("matmuls_error", Value(mp->error));
+      } else {
+        Value& mm = o.set("matmuls", Value::array());
+        for (const auto& p : mp->paths) {
+          Value& e = mm.push(Value::object());
+          e.set("where", Value(p.where));
+          e.set("op", Value(p.op));
+          e.set("n", Value(static_cast<long long>(p.n)));
+          e.set("k", Value(static_cast<long long>(p.k)));
+          e.set("path", Value(p.library ? "xnnpack" : "ours"));
+          e.set("why", Value(p.why));
+        }
+      }
+    }
     Value& mem = o.set("planned_memory", Value::array());
     for (int64_t b : m.planned_buffers) mem.push(Value(static_cast<long long>(b)));
     if (const MethodMemory* mm = memory_of(pi, m)) {
@@ -890,7 +961,9 @@ void usage(std::FILE* f) {
                "  --data FILE.ptd   external weights the program refers to (repeatable)\n"
                "  --memory          also load each method with the file's memory plan and with our\n"
                "                    lifetime re-plan and print both arena sizes\n"
-               "  --json            print one JSON document instead of text\n");
+               "  --json            print one JSON document instead of text\n"
+               "  --xnnpack on|off|auto  the policy under which the fp32 matrix multiplies with constant\n"
+               "                    weights are listed with their path (ours or the XNNPACK library)\n");
 }
 
 int fail(const std::string& message) {
@@ -1011,6 +1084,8 @@ int cmd_info(int argc, char** argv) {
     g_memory = &memory;
   }
 
+  const std::vector<MethodPaths> paths = collect_paths(*program);
+  g_paths = &paths;
   if (as_json) {
     Value doc = program_json(model, *program, bundle, options.data_files);
     std::printf("%s\n", json::write(doc, 2).c_str());
@@ -1018,6 +1093,7 @@ int cmd_info(int argc, char** argv) {
     print_text(model, *program, bundle, options.data_files);
   }
   g_memory = nullptr;
+  g_paths = nullptr;
   return std::fflush(stdout) == 0 ? 0 : 1;
 }
 

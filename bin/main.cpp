@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "bin/commands.h"
+#include "pte/program.h"
 
 namespace {
 
@@ -16,12 +17,47 @@ void usage(std::FILE* f) {
                "  pte-run embed MODEL.pte \"text\"... | --input-file F [--pooling P] [--normalize] [--similarity] [--json] [--out F.npy]\n"
                "  pte-run info MODEL.pte [--data F.ptd]... [--json]\n"
                "  pte-run run MODEL.pte [--method NAME] [--data F.ptd]... [--input SPEC]... [--json] [--save-outputs DIR]\n"
-               "  pte-run verify FILE.bpte [--atol A] [--rtol R]\n");
+               "  pte-run verify FILE.bpte [--atol A] [--rtol R]\n"
+               "every command also takes --xnnpack on|off|auto: where fp32 linear layers with constant\n"
+               "weights run (the XNNPACK library or pte-run's kernels; auto: per CPU, the default;\n"
+               "`pte-run info` lists each one's path)\n");
+}
+
+// Takes `--xnnpack X` / `--xnnpack=X` out of argv (any command) and sets the process-wide
+// policy. -1: bad value (reported); else the new argc.
+int take_xnnpack_option(int argc, char** argv) {
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    const char* v = nullptr;
+    if (!std::strcmp(a, "--xnnpack")) {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "pte-run: --xnnpack needs on, off or auto\n");
+        return -1;
+      }
+      v = argv[++i];
+    } else if (!std::strncmp(a, "--xnnpack=", 10)) {
+      v = a + 10;
+    } else {
+      argv[out++] = argv[i];
+      continue;
+    }
+    pte::XnnpackPolicy p;
+    if (!pte::parse_xnnpack_policy(v, &p)) {
+      std::fprintf(stderr, "pte-run: --xnnpack wants on, off or auto, got '%.80s'\n", v);
+      return -1;
+    }
+    pte::set_default_xnnpack_policy(p);
+  }
+  argv[out] = nullptr;
+  return out;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  argc = take_xnnpack_option(argc, argv);
+  if (argc < 0) return 2;
   if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;

@@ -58,6 +58,8 @@ struct BackendInit {
   // >= 0: the args index of an output of which the method reads only the last row
   // (MethodOptions::last_row_of_output_only); the backend may compute only that row.
   int last_row_only_output = -1;
+  // MethodOptions::xnnpack: where fp32 fully connected nodes with constant weights run.
+  XnnpackPolicy xnnpack = XnnpackPolicy::Default;
 };
 
 class BackendInstance {
@@ -68,6 +70,9 @@ class BackendInstance {
   // method, instruction and backend to the message). ctx.threadpool and ctx.scratch()
   // are available as for kernels.
   virtual bool execute(KernelContext& ctx, EValue** args, size_t nargs) = 0;
+  // The fp32 matrix multiplies with constant weights and their paths (BackendInit::xnnpack);
+  // `where` names the node ("node 5"), the method prefixes the delegate.
+  virtual void matmul_paths(std::vector<MatmulPath>* out) const { (void)out; }
 };
 
 using BackendCreateFn = Status (*)(const BackendInit& init, std::unique_ptr<BackendInstance>* out);

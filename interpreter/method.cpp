@@ -278,6 +278,7 @@ Status MethodImpl::execute() {
           if (in.nchecks && !inputs_have_data(in))
             return error("instruction %u (%s): %s", local, op_names_[in.index].c_str(), err_scratch_);
           ctx_.reset();
+          ctx_.op_state = in.state;
           bool ok;
           if (profiling_) [[unlikely]] {
             auto t0 = std::chrono::steady_clock::now();

@@ -19,6 +19,7 @@
 #include "interpreter/loader.h"
 #include "memory_planner/planner.h"
 #include "ops/kernel.h"
+#include "ops/linalg/xnn_library_matmul.h"
 #include "pte/program.h"
 
 namespace pte {
@@ -49,6 +50,7 @@ struct Instr {
   uint32_t nchecks = 0;
   int32_t a = 0, b = 0;    // Move: from, to. JumpFalse: cond value, absolute destination. Free: value.
   KernelFn fn = nullptr;
+  const void* state = nullptr;  // Kernel: KernelContext::op_state for fn (library operators)
 };
 
 class MethodImpl final : public Method {
@@ -72,6 +74,7 @@ class MethodImpl final : public Method {
   void set_profiling(bool on) override;
   std::vector<OpTiming> profile() const override;
   void set_observer(InstructionObserver fn, void* user) override { observer_ = fn, observer_user_ = user; }
+  std::vector<MatmulPath> matmul_paths() const override { return matmul_paths_; }
 
   std::vector<StateTensor> state_tensors() override {
     std::vector<StateTensor> r;
@@ -114,6 +117,8 @@ class MethodImpl final : public Method {
   std::vector<std::unique_ptr<BackendInstance>> backends_;
   std::vector<int32_t> inputs_, outputs_;
   std::vector<int32_t> state_values_;   // persistent state (Method::state_tensors)
+  std::vector<std::unique_ptr<linalg::xnnlib::LibMatmul>> lib_matmuls_;  // Instr::state of library matmuls
+  std::vector<MatmulPath> matmul_paths_;  // Method::matmul_paths (kernels, then delegates)
   std::vector<uint8_t> input_set_;
 
   std::vector<planner::Arena> arenas_;

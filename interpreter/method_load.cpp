@@ -62,6 +62,7 @@ struct MethodImpl::Load {
   std::vector<Slot> slots;             // one per tensor value
   std::vector<int32_t> slot_of;        // value -> slot, -1 for non-tensors
   std::vector<uint8_t> is_input, is_output, is_view_out, referenced;
+  std::vector<uint8_t> const_view;     // folded permute_copy outputs: views of constants (fold_constant_permutes)
 
   Status fail(const std::string& what) const { return Status::error(m.prefix_ + ": " + what); }
 
@@ -513,9 +514,16 @@ struct MethodImpl::Load {
       init.threadpool = m.threadpool_;
       init.num_threads = m.threadpool_ ? static_cast<int>(pthreadpool_get_threads_count(m.threadpool_)) : 1;
       if (static_cast<int32_t>(d) == last_row_delegate) init.last_row_only_output = last_row_arg;
+      init.xnnpack = options.xnnpack;
       s = create_backend(init, &m.backends_[d]);
       if (!s) return s.context(m.prefix_ + ": delegate " + num(d) + " (" + m.delegate_ids_[d] + ")");
       if (!m.backends_[d]) return fail("delegate " + num(d) + " (" + m.delegate_ids_[d] + ") created no instance");
+      std::vector<MatmulPath> paths;
+      m.backends_[d]->matmul_paths(&paths);
+      for (MatmulPath& p : paths) {
+        p.where = "delegate " + num(d) + " " + p.where;
+        m.matmul_paths_.push_back(std::move(p));
+      }
     }
     return Status::ok();
   }
@@ -791,6 +799,8 @@ struct MethodImpl::Load {
       view.capacity = x.capacity;
       view.dynamism = Dynamism::Static;
       t = view;
+      if (const_view.size() != nv) const_view.assign(nv, 0);
+      const_view[v] = 1;
       in.kind = Instr::Free;  // a no-op
       in.a = static_cast<int32_t>(v);
       in.nchecks = 0;
@@ -1129,6 +1139,46 @@ struct MethodImpl::Load {
   }
   int32_t last_row_delegate = -1, last_row_arg = -1;  // set by last_row_logits
 
+  // MethodOptions::xnnpack: fp32 linear / mm / addmm instructions whose weights are
+  // constant (in the file, or folded views of it) may run on the XNNPACK library's fully
+  // connected operator, created here with the weights packed once (xnn_library_matmul.h).
+  // Every candidate gets a MatmulPath, whichever path it takes.
+  Status attach_library_matmuls() {
+    const size_t nv = m.values_.size();
+    std::vector<uint8_t> moved(nv, 0);  // a Move may re-point the value
+    for (const Instr& in : m.instrs_)
+      if (in.kind == Instr::Move) moved[in.b] = 1;
+    auto is_constant = [&](const EValue* e) {
+      if (!e || e->tag != Tag::Tensor) return false;
+      const size_t v = static_cast<size_t>(e - m.values_.data());
+      if (v >= nv || moved[v]) return false;
+      const int32_t s = slot_of[v];
+      return (s >= 0 && slots[s].constant) || (v < const_view.size() && const_view[v]);
+    };
+    for (size_t c = 0; c + 1 < m.chain_begin_.size(); ++c)
+      for (uint32_t i = m.chain_begin_[c]; i < m.chain_begin_[c + 1]; ++i) {
+        Instr& in = m.instrs_[i];
+        linalg::xnnlib::MatmulKind kind;
+        if (in.kind != Instr::Kernel || !in.fn || !linalg::xnnlib::matmul_kind(m.op_names_[in.index], &kind)) continue;
+        bool candidate = false;
+        MatmulPath path;
+        std::unique_ptr<linalg::xnnlib::LibMatmul> lm;
+        PTE_TRY(linalg::xnnlib::attach(kind, m.args_.data() + in.arg_begin, in.fn, in.fn == mm_last_row_out,
+                                       is_constant, options.xnnpack, &candidate, &path, &lm)
+                    .context(m.prefix_ + ": instruction " + num(i - m.chain_begin_[c]) + " (" + m.op_names_[in.index] + ")"));
+        if (!candidate) continue;
+        path.where = "instruction " + num(i - m.chain_begin_[c]) + (m.chain_begin_.size() > 2 ? " of chain " + num(c) : "");
+        path.op = m.op_names_[in.index];
+        m.matmul_paths_.push_back(path);
+        if (lm) {
+          in.fn = linalg::xnnlib::lib_matmul_out;
+          in.state = lm.get();
+          m.lib_matmuls_.push_back(std::move(lm));
+        }
+      }
+    return Status::ok();
+  }
+
   // Which tensors each instruction reads and writes, for the re-planner.
   // Persistent state (mutable buffers such as KV caches): tensors with memory that
   // are not inputs or outputs, that some kernel writes, and whose first access is a
@@ -1263,6 +1313,7 @@ Status MethodImpl::load(const LoadedProgram& program, int plan_index, const Prog
   L.fold_constant_permutes();
   if (options.copies_as_views) L.fold_copy_views();
   if (options.last_row_of_output_only) L.last_row_logits();
+  PTE_TRY(L.attach_library_matmuls());
 
   // Threads and scratch before the backends, which may keep the pool.
   int threads = options.num_threads > 0 ? options.num_threads : L.small_method() ? 1 : physical_cores();

@@ -32,6 +32,9 @@ class KernelContext {
   // SDPA): the method's thread count, kept while adaptive_threads nulls `threadpool`
   // (those kernels never wait for a descheduled worker; see ops/linalg/claim_pool.h).
   int claim_threads = 1;
+  // The instruction's load-time state, for the kernels the loader substitutes with one
+  // (ops/linalg/xnn_library_matmul.h: the XNNPACK library operator); null otherwise.
+  const void* op_state = nullptr;
 
   // Per-instruction scratch memory, freed after the instruction; null when the
   // method's scratch arena is too small (the kernel should fail with a clear message).

@@ -207,5 +207,35 @@ TEST_CASE("noalloc: execute() of exported programs allocates nothing") {
   }
 }
 
+TEST_CASE("noalloc: execute() with fp32 linear layers on the XNNPACK library allocates nothing") {
+  // operators created and weights packed at load; a call only sets up and runs them
+  for (const char* file : {"fixtures/data/mlp/model.pte", "fixtures/data/mlp_xnnpack/model.pte"}) {
+    CAPTURE(file);
+    if (!std::filesystem::exists(file)) {
+      MESSAGE("skipped: " << file << " is absent");
+      continue;
+    }
+    std::unique_ptr<Program> p;
+    REQUIRE(Program::open_file(file, {}, &p).is_ok());
+    Program::MethodOptions mo;
+    mo.num_threads = 2;
+    mo.xnnpack = XnnpackPolicy::On;
+    std::unique_ptr<Method> m;
+    REQUIRE(p->load_method("forward", mo, &m).is_ok());
+    HostTensor in(DType::Float, {3, 16}, std::vector<float>(48, 0.25f));
+    REQUIRE(m->set_input(0, in.t).is_ok());
+    REQUIRE(m->execute().is_ok());
+    long allocations;
+    Status s;
+    {
+      AllocationCounter counter;
+      for (int k = 0; k < 3; ++k) s = m->execute();
+      allocations = counter.count();
+    }
+    CHECK_MESSAGE(s.is_ok(), s.message());
+    CHECK(allocations == 0);
+  }
+}
+
 }  // namespace
 }  // namespace pte

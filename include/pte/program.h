@@ -118,6 +118,30 @@ struct OpTiming {
   uint64_t calls = 0;
 };
 
+// Where fp32 matrix multiplies with constant weights run (aten linear / mm / addmm in
+// portable programs, fp32 fully connected nodes of XNNPACK delegates): pte-run's own
+// kernels or the system XNNPACK library's fully connected operators (builds with the
+// library only; elsewhere every policy runs our kernels).
+//   Off   our kernels;   On   the library wherever it can;
+//   Auto  per operation and CPU, as measured (ops/linalg/xnn_library.h, bench/xnn_fc_bench.cpp;
+//         today ours everywhere: faster on x86-64, ARM not yet measured);
+//   Default  the process-wide choice (set_default_xnnpack_policy; initially $PTE_XNNPACK
+//            if it says on, off or auto, else Auto).
+enum class XnnpackPolicy : uint8_t { Default, Off, On, Auto };
+void set_default_xnnpack_policy(XnnpackPolicy policy);  // Default is taken as Auto
+XnnpackPolicy default_xnnpack_policy();
+// "on", "off", "auto" -> policy; false for anything else.
+bool parse_xnnpack_policy(const std::string& text, XnnpackPolicy* out);
+
+// The path one matrix multiply takes in a loaded method (Method::matmul_paths, pte-run info).
+struct MatmulPath {
+  std::string where;     // "instruction 12", "delegate 0 node 5"
+  std::string op;        // "aten::linear.out", "XNNFullyConnected"
+  int64_t n = 0, k = 0;  // output and input features
+  bool library = false;  // true: the XNNPACK library's operator, packed at load
+  std::string why;       // the policy's reason
+};
+
 class Program {
  public:
   // Maps the file (zero copy) and verifies it. On failure `out` is untouched.
@@ -153,6 +177,9 @@ class Program {
     // then copies nothing. Ignored for an input whose slot a folded view shares
     // (Method::input_bound_by_pointer says which were taken).
     std::vector<size_t> inputs_by_pointer;
+    // fp32 linear layers with constant weights: our kernels or the XNNPACK library
+    // (operators created and weights packed at load; see XnnpackPolicy).
+    XnnpackPolicy xnnpack = XnnpackPolicy::Default;
   };
   virtual Status load_method(const std::string& name, const MethodOptions& options,
                              std::unique_ptr<Method>* out) = 0;
@@ -197,6 +224,8 @@ class Method {
   // instruction, with its arguments (read them before returning: memory is reused).
   // Null turns it off. Costs one predictable branch per instruction when off.
   virtual void set_observer(InstructionObserver fn, void* user) { (void)fn, (void)user; }
+  // Every fp32 matrix multiply with constant weights and the path it takes (XnnpackPolicy).
+  virtual std::vector<MatmulPath> matmul_paths() const { return {}; }
 };
 
 }  // namespace pte

@@ -189,6 +189,16 @@ class XnnpackInstance final : public BackendInstance {
       if ((g_.values[i].flags & kFlagExternalOutput) && !defined[i])
         return Status::error("XNNPACK blob: output value " + std::to_string(g_.values[i].id) + " is never written");
     if (init.last_row_only_output >= 0) mark_last_row_only(static_cast<uint32_t>(init.last_row_only_output));
+    // fp32 fully connected nodes with constant weights: ours or the XNNPACK library
+    for (size_t k = 0; k < g_.nodes.size(); ++k) {
+      bool candidate = false;
+      MatmulPath path;
+      Status s = attach_library_fc(g_, g_.nodes[k], init.xnnpack, &prep_[k], &candidate, &path);
+      if (!s) return Status::error("XNNPACK blob: node " + std::to_string(origin_[k]) + ": " + s.message());
+      if (!candidate) continue;
+      path.where = "node " + std::to_string(origin_[k]);
+      paths_.push_back(std::move(path));
+    }
     // Quantization scales were copied where the nodes need them (Prepared); execute never
     // reads Value::scales (8da4w: ~19 MB of fp32 for SmolLM2-135M).
     for (Value& v : g_.values) std::vector<float>().swap(v.scales);
@@ -311,6 +321,8 @@ class XnnpackInstance final : public BackendInstance {
     bound_ = base;
   }
 
+  void matmul_paths(std::vector<MatmulPath>* out) const override { *out = paths_; }
+
   bool execute(KernelContext& ctx, EValue** args, size_t nargs) override {
     if (workspace_ && workspace_->data() != bound_) bind(workspace_->data());
     if (nargs < max_ext_) return ctx.fail("the delegate call passes %zu values, the graph has %u externals", nargs, max_ext_);
@@ -357,6 +369,7 @@ class XnnpackInstance final : public BackendInstance {
   std::vector<Prepared> prep_;
   std::vector<int32_t> ext_;
   std::vector<int32_t> origin_;  // serialized node index of each (widened) node
+  std::vector<MatmulPath> paths_;  // fp32 FC nodes with constant weights and their paths
   uint32_t max_ext_ = 0;
   int threads_ = 1;  // the method's threads (BackendInit::num_threads)
   struct SlotRef {

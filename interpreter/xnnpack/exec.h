@@ -19,6 +19,7 @@
 
 #include "interpreter/xnnpack/graph.h"
 #include "ops/kernel.h"
+#include "ops/linalg/xnn_library.h"
 
 namespace pte::xnn {
 
@@ -53,6 +54,8 @@ struct Prepared {
   const uint8_t* wdata = nullptr;
   int64_t w_row_bytes = 0;
   bool w4 = false;
+  // fp32 FC on the XNNPACK library's operator (weights packed at load; attach_library_fc)
+  std::unique_ptr<linalg::xnnlib::FullyConnectedF32> lib;
 };
 
 struct State {
@@ -102,6 +105,10 @@ bool run_fully_connected_quantized(State& s, const Node& n);
 Status prepare_conv(const Graph& g, const Node& n, Prepared* p);
 Status prepare_fully_connected(const Graph& g, const Node& n, Prepared* p);
 Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared* p);
+// An fp32 FullyConnected node with a constant filter (and bias) is a candidate for the
+// XNNPACK library (*candidate, *path filled); when the policy picks it, p->lib is created.
+Status attach_library_fc(const Graph& g, const Node& n, XnnpackPolicy policy, Prepared* p, bool* candidate,
+                         MatmulPath* path);
 
 bool run_resize_bilinear(State& s, const Node& n);
 bool run_convert_half(State& s, const Node& n);

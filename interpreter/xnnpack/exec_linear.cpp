@@ -21,6 +21,46 @@ Status prepare_fully_connected(const Graph& g, const Node& n, Prepared* p) {
   return prepare_fully_connected_quantized(g, n, p);
 }
 
+Status attach_library_fc(const Graph& g, const Node& n, XnnpackPolicy policy, Prepared* p, bool* candidate,
+                         MatmulPath* path) {
+  *candidate = false;
+  if (n.op != Op::FullyConnected) return Status::ok();
+  const Value& x = g.values[static_cast<size_t>(n.in[0])];
+  const Value& w = g.values[static_cast<size_t>(n.in[1])];
+  if (x.dtype != DT::F32 || w.dtype != DT::F32 || g.values[static_cast<size_t>(n.out)].dtype != DT::F32 || w.dims.n != 2 ||
+      !w.is_constant())
+    return Status::ok();
+  const bool tw = (n.flags & kFlagTransposeWeights) != 0;
+  const int64_t K = tw ? w.dims.d[0] : w.dims.d[1], N = tw ? w.dims.d[1] : w.dims.d[0];
+  if (N < 1 || K < 1) return Status::ok();  // an empty product: ours
+  if (static_cast<uint64_t>(w.data_size) / sizeof(float) / static_cast<uint64_t>(K) < static_cast<uint64_t>(N))
+    return Status::error("XNNFullyConnected: the filter holds " + std::to_string(w.data_size) + " bytes, fewer than its shape");
+  *candidate = true;
+  path->where = "node";  // completed by the caller
+  path->op = "XNNFullyConnected";
+  path->n = N, path->k = K;
+  const float* bias = nullptr;
+  if (n.in[2] >= 0) {
+    const Value& b = g.values[static_cast<size_t>(n.in[2])];
+    if (!b.is_constant() || b.dtype != DT::F32 || b.dims.numel() != N || static_cast<uint64_t>(b.data_size) / sizeof(float) < static_cast<uint64_t>(N)) {
+      path->why = "ours: the bias is not a constant fp32 vector of N values";
+      return Status::ok();
+    }
+    bias = reinterpret_cast<const float*>(b.data);
+  }
+  std::string why;
+  if (!linalg::xnnlib::choose(policy, N, K, &why)) {
+    path->why = "ours: " + why;
+    return Status::ok();
+  }
+  // W(n, k): [N, K] rows, or [K, N] rows with the transpose flag
+  PTE_TRY(linalg::xnnlib::FullyConnectedF32::create(N, K, reinterpret_cast<const float*>(w.data), tw ? 1 : K, tw ? N : 1,
+                                                    bias, n.out_min, n.out_max, &p->lib));
+  path->library = true;
+  path->why = "XNNPACK library: " + why;
+  return Status::ok();
+}
+
 bool run_fully_connected(State& s, const Node& n) {
   if (s.meta(n.in[0]).dtype != DT::F32 || s.meta(n.in[1]).dtype != DT::F32) return run_fully_connected_quantized(s, n);
   const Shape xs = s.v(n.in[0]).shape, ws = s.v(n.in[1]).shape;
@@ -41,6 +81,7 @@ bool run_fully_connected(State& s, const Node& n) {
   // MethodOptions::last_row_of_output_only (BackendInit): only the last row is read
   const int64_t r0 = s.p().last_row_only ? M - 1 : 0, rows = M - r0;
   y += r0 * N;
+  if (s.p().lib) return s.p().lib->run(*s.ctx, rows, s.ptr<float>(n.in[0]) + r0 * K, y);  // bias and clamp included
   if (bias)
     for (int64_t m = 0; m < rows; ++m) std::copy(bias, bias + N, y + m * N);
   linalg::GemmF32 g;
