@@ -36,7 +36,11 @@ stage_done() {  # name
 run_suite() {  # dir, log, command...
   local dir="$1" log="$2"; shift 2
   if ! "$@" > "$log" 2>&1; then
-    tail -n 60 "$log"
+    tail -n 40 "$log"
+    # the failing test cases and their first failed checks, last (CI shows the end of the log)
+    echo "== failed checks in $log:"
+    awk '/^TEST CASE:/ { tc = $0; shown = 0 }
+         /: (ERROR|FATAL ERROR):/ { if (!shown) { print tc; shown = 1 } print substr($0, 1, 300) }' "$log" | head -n 60
     echo "tests failed in $dir"
     exit 1
   fi
