@@ -267,8 +267,8 @@ int cmd_embed(int argc, char** argv) {
   }
   if (a.stats) {
     const double secs = (t2 - t1) / 1000.0;
-    std::fprintf(stderr, "load %.1f ms | %zu texts in %.1f ms, %.1f texts/s | %zu calls of batch %lld (%s) | pooling %s%s | peak RSS %.1f MB\n",
-                 t1 - t0, n, t2 - t1, secs > 0 ? n / secs : 0, (n + r->batch() - 1) / r->batch(), (long long)r->batch(),
+    std::fprintf(stderr, "load %.1f ms | %zu texts in %.1f ms, %.1f texts/s | %lld calls of batch %lld (%s) | pooling %s%s | peak RSS %.1f MB\n",
+                 t1 - t0, n, t2 - t1, secs > 0 ? n / secs : 0, (long long)((static_cast<int64_t>(n) + r->batch() - 1) / r->batch()), (long long)r->batch(),
                  r->batch() == 1 ? "one text per call" : "padded and masked", pooling_name(a.pooling == Pooling::Default ? r->default_pooling() : a.pooling),
                  normalize ? ", L2-normalised" : "", util::peak_rss_kb() / 1024.0);
   }

@@ -1,5 +1,7 @@
 #include "cache/kv_cache.h"
 
+#include <limits>
+
 #include <algorithm>
 #include <cstring>
 #include <new>
@@ -128,17 +130,19 @@ Status KvCache::attach_inputs(Method& method, size_t first_input) {
     auto t = std::make_unique<Tensor>();
     t->dtype = ti.dtype;
     t->dim = static_cast<int32_t>(ti.sizes.size());
-    size_t bytes = dtype_size(ti.dtype);
+    // in 64 bits, then checked against size_t: a 32-bit size_t must not wrap
+    uint64_t bytes = dtype_size(ti.dtype);
     for (int d = 0; d < t->dim; ++d) {
       const int64_t n = ti.sizes[static_cast<size_t>(d)];
-      if (n < 0 || (n > 0 && bytes > (size_t{1} << 40) / static_cast<size_t>(n)))
+      if (n < 0 || (n > 0 && bytes > (uint64_t{1} << 40) / static_cast<uint64_t>(n)) ||
+          (n > 0 && bytes * static_cast<uint64_t>(n) > std::numeric_limits<size_t>::max()))
         return refuse("input " + std::to_string(ii) + " (" + shape_text(in) + ") has a negative or too large size");
-      bytes *= static_cast<size_t>(n);
+      bytes *= static_cast<uint64_t>(n);
       t->sizes[d] = n;
       t->dim_order[d] = static_cast<uint8_t>(d);
     }
     compute_strides(*t);
-    ct.bytes = bytes;
+    ct.bytes = static_cast<size_t>(bytes);
     try {
       storage_.emplace_back((ct.bytes + 7) / 8, 0);
     } catch (const std::bad_alloc&) {
