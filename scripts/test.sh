@@ -13,9 +13,8 @@
 #   6. armhf on a Cortex-A7 (32-bit ARMv7 with NEON and VFPv4): the kernel tests (ops/)
 #      only, until a heap corruption the whole suite meets there is found (see below).
 # The ASan + UBSan run (3) takes every second file of that sweep (PTE_ROBUSTNESS_STRIDE=2).
-# Measured on a contended 2-core machine: aarch64 A53 run ~2 min without the sweep (the
-# sweep alone: 8 min), "max" kernel run 27 s, armhf run 15 min with the whole sweep
-# (12.5 of them the sweep).
+# Measured on a contended 2-core machine: ASan suite ~11 min, aarch64 A53 run ~6.5 min
+# without the sweep, "max" kernel run ~15 s; each cold cross build 11-15 min.
 # PTE_TEST_ARM=0 skips 4-6. Each stage prints its wall time. Compiles go through ccache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
