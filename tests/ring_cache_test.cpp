@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "cache/kv_cache.h"
+#include "cli_spawn.h"
 #include "llm/runner.h"
+#include "runner_helpers.h"
 #include "util/json.h"
 
 namespace {
@@ -45,32 +47,10 @@ bool load_reference(Reference* ref) {
   return true;
 }
 
-std::unique_ptr<pte::TextRunner> runner(const std::string& model) {
-  std::unique_ptr<pte::TextRunner> r;
-  pte::RunnerOptions ro;
-  ro.model_path = model;
-  pte::Status s = pte::TextRunner::create(ro, &r);
-  REQUIRE_MESSAGE(s, s.message());
-  return r;
-}
-
-pte::GenerationConfig greedy(int n) {
-  pte::GenerationConfig gc;
-  gc.max_new_tokens = n;
-  gc.ignore_eos = true;
-  return gc;
-}
-
-std::vector<int32_t> generate_ids(pte::TextRunner& r, const std::vector<int32_t>& ids, int n) {
-  pte::GenerationStats st;
-  pte::Status s = r.generate_ids(ids, greedy(n), [](const std::string&) {}, &st);
-  REQUIRE_MESSAGE(s, s.message());
-  return st.tokens;
-}
-
-std::vector<int32_t> slice(const std::vector<int32_t>& v, size_t from, size_t to) {
-  return std::vector<int32_t>(v.begin() + static_cast<long>(from), v.begin() + static_cast<long>(to));
-}
+std::unique_ptr<pte::TextRunner> runner(const std::string& model) { return pte_test::open_runner(model); }
+using pte_test::generate_ids;
+using pte_test::greedy;
+using pte_test::slice;
 
 }  // namespace
 
@@ -173,22 +153,10 @@ TEST_CASE("ring kv cache: rewind within the ring, refused beyond it; save and re
 }
 
 TEST_CASE("ring kv cache: pte-run info --memory reports the ring layers") {
-  if (!fs::exists(kDir / "portable.pte")) {
-    MESSAGE("skipped: " << (kDir / "portable.pte").string() << " missing");
-    return;
-  }
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec).parent_path().parent_path() / "bin" / "pte-run";
-  if (const char* e = std::getenv("PTE_RUN")) exe = e;
-  REQUIRE_MESSAGE(fs::exists(exe), "pte-run binary not found (set PTE_RUN)");
-  std::string cmd = exe.string() + " info " + (kDir / "portable.pte").string() + " --memory";
-  FILE* f = popen(cmd.c_str(), "r");
-  REQUIRE(f);
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  CHECK(pclose(f) == 0);
+  REQUIRE_MESSAGE(fs::exists(kDir / "portable.pte"), (kDir / "portable.pte").string() << " is missing (a committed fixture)");
+  pte_test::CliRun r = pte_test::run_pte_run({"info", (kDir / "portable.pte").string(), "--memory"});
+  CHECK(r.code == 0);
+  const std::string& out = r.out;
   CHECK(out.find("8 tensors (3 layers, K and V)") != std::string::npos);
   CHECK(out.find("64 positions; 2 of the layers sliding-window (window 8) in ring buffers of 16 slots") != std::string::npos);
 }

@@ -17,8 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "cli_spawn.h"
 #include "cache/kv_cache.h"
 #include "llm/runner.h"
+#include "runner_helpers.h"
 #include "llm/session.h"
 #include "program_builder.h"
 #include "util/json.h"
@@ -45,10 +47,7 @@ std::vector<int32_t> ints(const pte::json::Value* v) {
 
 bool load_reference(Reference* ref) {
   std::ifstream f(kDir / "reference.json", std::ios::binary);
-  if (!f) {
-    MESSAGE("skipped: " << (kDir / "reference.json").string() << " missing (fixtures/make_static_kv_decoder.py)");
-    return false;
-  }
+  REQUIRE_MESSAGE(f, (kDir / "reference.json").string() << " is missing (a committed fixture: fixtures/make_static_kv_decoder.py)");
   std::stringstream ss;
   ss << f.rdbuf();
   pte::json::Value doc;
@@ -61,32 +60,10 @@ bool load_reference(Reference* ref) {
   return true;
 }
 
-std::unique_ptr<pte::TextRunner> runner(const std::string& name) {
-  std::unique_ptr<pte::TextRunner> r;
-  pte::RunnerOptions ro;
-  ro.model_path = (kDir / (name + ".pte")).string();
-  pte::Status s = pte::TextRunner::create(ro, &r);
-  REQUIRE_MESSAGE(s, s.message());
-  return r;
-}
-
-pte::GenerationConfig greedy(int n) {
-  pte::GenerationConfig gc;
-  gc.max_new_tokens = n;
-  gc.ignore_eos = true;
-  return gc;
-}
-
-std::vector<int32_t> generate_ids(pte::TextRunner& r, const std::vector<int32_t>& ids, int n) {
-  pte::GenerationStats st;
-  pte::Status s = r.generate_ids(ids, greedy(n), [](const std::string&) {}, &st);
-  REQUIRE_MESSAGE(s, s.message());
-  return st.tokens;
-}
-
-std::vector<int32_t> slice(const std::vector<int32_t>& v, size_t from, size_t to) {
-  return std::vector<int32_t>(v.begin() + static_cast<long>(from), v.begin() + static_cast<long>(to));
-}
+std::unique_ptr<pte::TextRunner> runner(const std::string& name) { return pte_test::open_runner((kDir / (name + ".pte")).string()); }
+using pte_test::generate_ids;
+using pte_test::greedy;
+using pte_test::slice;
 
 }  // namespace
 
@@ -267,23 +244,12 @@ TEST_CASE("static kv cache: inputs that do not pair with outputs are refused wit
 }
 
 TEST_CASE("static kv cache: pte-run info --memory says the cache is in method inputs") {
-  if (!fs::exists(kDir / "slices_portable.pte")) {
-    MESSAGE("skipped: " << (kDir / "slices_portable.pte").string() << " missing");
-    return;
-  }
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec).parent_path().parent_path() / "bin" / "pte-run";
-  if (const char* e = std::getenv("PTE_RUN")) exe = e;
-  REQUIRE_MESSAGE(fs::exists(exe), "pte-run binary not found (set PTE_RUN)");
   for (const char* name : {"slices_portable", "whole_portable"}) {
-    std::string cmd = exe.string() + " info " + (kDir / (std::string(name) + ".pte")).string() + " --memory";
-    FILE* f = popen(cmd.c_str(), "r");
-    REQUIRE(f);
-    std::string out;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-    CHECK(pclose(f) == 0);
+    const fs::path model = kDir / (std::string(name) + ".pte");
+    REQUIRE_MESSAGE(fs::exists(model), model.string() << " is missing (a committed fixture)");
+    pte_test::CliRun r = pte_test::run_pte_run({"info", model.string(), "--memory"});
+    CHECK(r.code == 0);
+    const std::string& out = r.out;
     CHECK(out.find("4 tensors (2 layers, K and V), float32 [1,2,32,8], 8,192 bytes, in method inputs") != std::string::npos);
     CHECK(out.find(std::string(name) == "slices_portable" ? "return the new positions" : "return the whole updated caches") !=
           std::string::npos);

@@ -5,6 +5,8 @@
 // nothing. A build without the library runs our kernels under every policy.
 #include <doctest/doctest.h>
 
+#include <sstream>
+
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -17,6 +19,7 @@
 #include "pte/program.h"
 #include "util/compare.h"
 #include "util/host_tensor.h"
+#include "cli_spawn.h"
 #include "util/json.h"
 #include "util/npy.h"
 
@@ -39,44 +42,21 @@ pte::Status read_list(const pte::json::Value* list, std::vector<HostValue>* out)
   return pte::Status::ok();
 }
 
-// The pte-run binary: $PTE_RUN (set by tests/meson.build), else bin/pte-run of this build.
-std::string pte_run() {
-  if (const char* e = std::getenv("PTE_RUN")) return e;
-  std::error_code ec;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return "";
-  const std::filesystem::path p = self.parent_path() / ".." / "bin" / "pte-run";
-  return std::filesystem::exists(p) ? p.string() : "";
-}
-
-// `pte-run ARGS`, stdout captured, stderr dropped; exit code in *code.
+// `pte-run ARGS` (split at spaces), stdout captured; exit code in *code.
 std::string cli(const std::string& args, int* code) {
-  const std::string exe = pte_run();
-  std::string out;
-  std::string cmd = "'";
-  cmd += exe;
-  cmd += "' ";
-  cmd += args;
-  cmd += " 2>/dev/null";
-  std::FILE* p = ::popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  const int st = ::pclose(p);
-  *code = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-  return out;
+  std::vector<std::string> argv;
+  std::istringstream in(args);
+  for (std::string w; in >> w;) argv.push_back(w);
+  pte_test::CliRun r = pte_test::run_pte_run(argv);
+  *code = r.code;
+  return r.out;
 }
 
 }  // namespace
 
 TEST_CASE("xnn library: pte-run info lists each linear layer's path under --xnnpack") {
-  const std::string exe = pte_run();
   const std::string f = "fixtures/data/mlp_xnnpack/model.pte";
-  if (exe.empty() || !std::filesystem::exists(exe) || !std::filesystem::exists(f)) {
-    MESSAGE("skipped: pte-run (PTE_RUN) or " << f << " not found");
-    return;
-  }
+  REQUIRE_MESSAGE(std::filesystem::exists(f), f << " is missing (a committed fixture)");
   const bool lib = pte::linalg::xnnlib::ready();
   for (const char* policy : {"on", "off"}) {
     CAPTURE(policy);
@@ -109,10 +89,7 @@ TEST_CASE("xnn library: pte-run info lists each linear layer's path under --xnnp
 
 TEST_CASE("xnn library: fixtures with linear layers, library forced on vs our kernels vs the references") {
   const char* manifest = "fixtures/data/manifest.json";
-  if (!std::filesystem::exists(manifest)) {
-    MESSAGE("skipped: " << manifest << " not found (run from the repository root)");
-    return;
-  }
+  REQUIRE_MESSAGE(std::filesystem::exists(manifest), manifest << " is missing (run from the repository root)");
   pte::json::Value doc;
   pte::Status s = pte::json::parse_file(manifest, &doc);
   REQUIRE_MESSAGE(s, s.message());
@@ -177,16 +154,12 @@ TEST_CASE("xnn library: fixtures with linear layers, library forced on vs our ke
       }
     }
   }
-  if (ran == 0) MESSAGE("skipped: none of the fixture cases is in the manifest");
   CHECK(ran == static_cast<int>(names.size()));
 }
 
 TEST_CASE("xnn library: the process default policy reaches a method loaded with Default") {
   const std::string f = "fixtures/data/mlp/model.pte";
-  if (!std::filesystem::exists(f)) {
-    MESSAGE("skipped: " << f << " not found");
-    return;
-  }
+  REQUIRE_MESSAGE(std::filesystem::exists(f), f << " is missing (a committed fixture)");
   std::unique_ptr<pte::Program> program;
   REQUIRE(pte::Program::open_file(f, {}, &program).is_ok());
   const pte::XnnpackPolicy initial = pte::default_xnnpack_policy();
