@@ -1,4 +1,5 @@
 #include "cache/kv_cache.h"
+#include "util/host_tensor.h"
 
 #include <limits>
 
@@ -64,14 +65,6 @@ Status KvCache::attach(Method& method, int64_t context_len, std::unique_ptr<KvCa
 
 namespace {
 
-std::string shape_text(const ValueInfo& v) {
-  if (v.tag != Tag::Tensor) return tag_name(v.tag);
-  std::string s = std::string(dtype_name(v.tensor.dtype)) + "[";
-  for (size_t d = 0; d < v.tensor.sizes.size(); ++d)
-    s += (d ? "," : "") + std::string(v.tensor.dynamism != Dynamism::Static ? "<=" : "") + std::to_string(v.tensor.sizes[d]);
-  return s + "]";
-}
-
 bool contiguous(const TensorInfo& t) {
   for (size_t d = 0; d < t.dim_order.size(); ++d)
     if (t.dim_order[d] != d) return false;
@@ -98,12 +91,12 @@ Status KvCache::attach_inputs(Method& method, size_t first_input) {
     const size_t ii = first_input + k, oi = 1 + k;
     const ValueInfo& in = mi.inputs[ii];
     const ValueInfo& out = mi.outputs[oi];
-    const std::string pair = "input " + std::to_string(ii) + " (" + shape_text(in) + ") and output " + std::to_string(oi) + " (" +
-                             shape_text(out) + ")";
+    const std::string pair = "input " + std::to_string(ii) + " (" + util::signature_entry(in) + ") and output " + std::to_string(oi) + " (" +
+                             util::signature_entry(out) + ")";
     if (in.tag != Tag::Tensor || out.tag != Tag::Tensor) return refuse(pair + " are not both tensors");
     const TensorInfo& ti = in.tensor;
     const TensorInfo& to = out.tensor;
-    if (ti.dynamism != Dynamism::Static) return refuse("input " + std::to_string(ii) + " (" + shape_text(in) + ") has no static shape");
+    if (ti.dynamism != Dynamism::Static) return refuse("input " + std::to_string(ii) + " (" + util::signature_entry(in) + ") has no static shape");
     if (ti.dtype != to.dtype || ti.sizes.size() != to.sizes.size() || ti.sizes.size() < 2 || ti.sizes.size() > static_cast<size_t>(kMaxDims))
       return refuse(pair + " do not pair up (dtype or rank)");
     if (!contiguous(ti) || !contiguous(to)) return refuse(pair + " are not in contiguous dim order");
@@ -126,7 +119,7 @@ Status KvCache::attach_inputs(Method& method, size_t first_input) {
     } else {
       return refuse(pair + " do not pair up: the output must have the input's shape, or a shorter position dimension");
     }
-    if (ct.position_dim < 0) return refuse("input " + std::to_string(ii) + " (" + shape_text(in) + ") has no dimension of the context length");
+    if (ct.position_dim < 0) return refuse("input " + std::to_string(ii) + " (" + util::signature_entry(in) + ") has no dimension of the context length");
     auto t = std::make_unique<Tensor>();
     t->dtype = ti.dtype;
     t->dim = static_cast<int32_t>(ti.sizes.size());
@@ -136,7 +129,7 @@ Status KvCache::attach_inputs(Method& method, size_t first_input) {
       const int64_t n = ti.sizes[static_cast<size_t>(d)];
       if (n < 0 || (n > 0 && bytes > (uint64_t{1} << 40) / static_cast<uint64_t>(n)) ||
           (n > 0 && bytes * static_cast<uint64_t>(n) > std::numeric_limits<size_t>::max()))
-        return refuse("input " + std::to_string(ii) + " (" + shape_text(in) + ") has a negative or too large size");
+        return refuse("input " + std::to_string(ii) + " (" + util::signature_entry(in) + ") has a negative or too large size");
       bytes *= static_cast<uint64_t>(n);
       t->sizes[d] = n;
       t->dim_order[d] = static_cast<uint8_t>(d);

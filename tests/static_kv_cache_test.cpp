@@ -229,7 +229,7 @@ TEST_CASE("static kv cache: inputs that do not pair with outputs are refused wit
   // shapes that do not pair
   s = attach_synthetic({{1, 2, 32, 8}}, {{1, 4, 16, 8}}, &c);
   CHECK(!s);
-  CHECK(has(s, "input 2 (float32[1,2,32,8]) and output 1 (float32[1,4,16,8]) do not pair up"));
+  CHECK(has(s, "input 2 (f32[1,2,32,8]) and output 1 (f32[1,4,16,8]) do not pair up"));
   // ranks differ
   s = attach_synthetic({{1, 2, 32, 8}}, {{2, 32, 8}}, &c);
   CHECK(!s);
