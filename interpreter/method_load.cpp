@@ -566,7 +566,11 @@ struct MethodImpl::Load {
         if (s.needs_memory) used[s.mem_id - 1] = 1;
       m.arenas_.resize(narenas);
       for (uint32_t a = 0; a < narenas; ++a) {
-        size_t size = static_cast<size_t>(sizes->Get(a + 1));
+        const int64_t want = sizes->Get(a + 1);
+        // (a 32-bit size_t would wrap a larger size to a small block the checked offsets overrun)
+        if (used[a] && (want < 0 || static_cast<uint64_t>(want) > static_cast<uint64_t>(PTRDIFF_MAX)))
+          return fail("planned buffer " + num(a + 1) + " (" + num(want) + " bytes) does not fit this machine's address space");
+        size_t size = static_cast<size_t>(want);
         m.arena_bytes_ += size;
         if (!used[a]) continue;
         if (!m.arenas_[a].allocate(size)) return fail("cannot allocate planned buffer " + num(a + 1) + " (" + num(size) + " bytes)");

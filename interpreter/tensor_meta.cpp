@@ -1,4 +1,6 @@
 #include "interpreter/tensor_meta.h"
+#include <cstdint>
+#include <string>
 
 namespace pte {
 
@@ -29,6 +31,11 @@ Status decode_tensor_meta(const fb::Tensor* t, Tensor* out) {
     seen |= 1u << o;
     out->dim_order[i] = static_cast<uint8_t>(o);
   }
+  // The byte count must fit a size_t and a pointer difference: on a 32-bit machine a tensor
+  // of 2^32 bytes or more would wrap nbytes() to a small number and every check after it.
+  if (static_cast<uint64_t>(numel) * dtype_size(out->dtype) > static_cast<uint64_t>(PTRDIFF_MAX))
+    return Status::error("tensor of " + std::to_string(static_cast<uint64_t>(numel) * dtype_size(out->dtype)) +
+                         " bytes does not fit this machine's address space");
   if (t->storage_offset() != 0) return Status::error("tensor storage_offset " + std::to_string(t->storage_offset()) + " is not 0");
   int dyn = static_cast<int>(t->shape_dynamism());
   if (dyn < 0 || dyn > 2) return Status::error("tensor shape dynamism " + std::to_string(dyn) + " is unknown");

@@ -25,7 +25,11 @@ bool resize_tensor(Tensor& t, const int64_t* sizes, int32_t dim) {
   for (int i = 0; same && i < dim; ++i) same = sizes[i] == t.sizes[i];
   if (same) return true;
   if (t.dynamism == Dynamism::Static) return false;
-  if (t.data && static_cast<size_t>(numel) * dtype_size(t.dtype) > t.capacity) return false;
+  // (in 64 bits: with a 32-bit size_t the product could wrap below the capacity)
+  uint64_t bytes = 0;
+  if (t.data && (__builtin_mul_overflow(static_cast<uint64_t>(numel), static_cast<uint64_t>(dtype_size(t.dtype)), &bytes) ||
+                 bytes > static_cast<uint64_t>(t.capacity)))
+    return false;
   if (dim != t.dim) {
     // A rank change keeps a contiguous layout.
     for (int i = 0; i < dim; ++i) t.dim_order[i] = static_cast<uint8_t>(i);

@@ -764,3 +764,26 @@ TEST_CASE("method: file plan vs re-plan arena bytes on the corpus") {
 
 }  // namespace
 }  // namespace pte
+
+TEST_CASE("value: a resize whose byte count wraps 64 (or 32) bits is refused") {
+  float storage[8] = {};
+  using namespace pte;
+  Tensor t;
+  t.dtype = DType::Double;
+  t.dim = 1;
+  t.sizes[0] = 8;
+  t.data = storage;
+  t.capacity = sizeof(storage);
+  t.dynamism = Dynamism::DynamicBound;
+  compute_strides(t);
+  int64_t four[] = {4};
+  CHECK(resize_tensor(t, four, 1));
+  CHECK(t.sizes[0] == 4);
+  // 2^61 doubles are 2^64 bytes: the product wraps to 0, which must not pass as "fits".
+  int64_t wrap[] = {int64_t{1} << 61};
+  CHECK_FALSE(resize_tensor(t, wrap, 1));
+  // 2^29 doubles are 2^32 bytes: what a 32-bit size_t wraps to 0.
+  int64_t wrap32[] = {int64_t{1} << 29};
+  CHECK_FALSE(resize_tensor(t, wrap32, 1));
+  CHECK(t.sizes[0] == 4);
+}
