@@ -11,6 +11,7 @@
 
 #include "bin/args.h"
 #include "bin/commands.h"
+#include "ops/isa.h"
 #include "llm/runner.h"
 #include "llm/session.h"
 #include "util/json.h"
@@ -191,6 +192,7 @@ int cmd_generate(int argc, char** argv) {
                  "(%d tokens) | peak RSS %.1f MB | stop: %s\n",
                  st.load_ms, st.prompt_tokens, st.ttft_ms, pre, dec,
                  st.generated_tokens, st.peak_rss_kb / 1024.0, st.stop_reason.c_str());
+    std::fprintf(stderr, "cpu %s\n", isa::describe());  // what the kernels dispatched on (PTE_ISA_OFF)
   }
   return 0;
 }

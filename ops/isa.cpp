@@ -7,6 +7,7 @@
 
 #include <cpuinfo.h>
 
+#include <cstdlib>
 #include <string>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -81,10 +82,38 @@ Features detect() {
   return f;
 }
 
+// The features by the names describe() prints (one table for both).
+struct Named {
+  bool Features::*field;
+  const char* name;
+};
+constexpr Named kNames[] = {
+    {&Features::avx, "avx"},           {&Features::avx2, "avx2"},         {&Features::fma3, "fma3"},
+    {&Features::bmi2, "bmi2"},         {&Features::avx512f, "avx512f"},   {&Features::avx512bw, "avx512bw"},
+    {&Features::avx512vl, "avx512vl"}, {&Features::avx512vnni, "avx512vnni"}, {&Features::avx512bf16, "avx512bf16"},
+    {&Features::amx_int8, "amx-int8"}, {&Features::neon, "neon"},         {&Features::dotprod, "dotprod"},
+    {&Features::i8mm, "i8mm"},         {&Features::fp16_arith, "fp16"},   {&Features::bf16, "bf16"},
+    {&Features::sve, "sve"}};
+
+// PTE_ISA_OFF=name,name,... (or "all") turns detected features off, so that every
+// dispatch below them runs on this CPU (A/B checks, instruction counts of the scalar
+// references under qemu). Unknown names are ignored.
+void apply_off(Features* f) {
+  const char* e = std::getenv("PTE_ISA_OFF");
+  if (!e) return;
+  const std::string list = std::string(",") + e + ",";
+  for (const Named& n : kNames)
+    if (list.find(std::string(",") + n.name + ",") != std::string::npos || list == ",all,") f->*n.field = false;
+}
+
 }  // namespace
 
 const Features& cpu() {
-  static const Features f = detect();
+  static const Features f = [] {
+    Features d = detect();
+    apply_off(&d);
+    return d;
+  }();
   return f;
 }
 
@@ -100,15 +129,8 @@ const char* describe() {
 #else
     std::string r = "other:";
 #endif
-    const std::pair<bool, const char*> names[] = {
-        {f.avx, "avx"},           {f.avx2, "avx2"},         {f.fma3, "fma3"},
-        {f.bmi2, "bmi2"},         {f.avx512f, "avx512f"},   {f.avx512bw, "avx512bw"},
-        {f.avx512vl, "avx512vl"}, {f.avx512vnni, "avx512vnni"}, {f.avx512bf16, "avx512bf16"},
-        {f.amx_int8, "amx-int8"}, {f.neon, "neon"},         {f.dotprod, "dotprod"},
-        {f.i8mm, "i8mm"},         {f.fp16_arith, "fp16"},   {f.bf16, "bf16"},
-        {f.sve, "sve"}};
-    for (const auto& [has, name] : names)
-      if (has) r += std::string(" ") + name;
+    for (const Named& n : kNames)
+      if (f.*n.field) r += std::string(" ") + n.name;
     return r;
   }();
   return s.c_str();

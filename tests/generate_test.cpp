@@ -149,6 +149,7 @@ TEST_CASE("generate cli: greedy tokens through pte-run, --ids and --stats") {
   for (const char* field : {"load ", " ms", "prompt " , "first token ", "prefill ", "decode ", "tok/s", "peak RSS ", " MB"})
     CHECK_MESSAGE(p.err.find(field) != std::string::npos, "--stats lacks '" << field << "': " << p.err);
   CHECK(p.err.find("prompt " + std::to_string(d.prompt_ids.size()) + " tokens") != std::string::npos);
+  CHECK(p.err.find("\ncpu ") != std::string::npos);
   // text goes to stdout, statistics to stderr
   CHECK(p.out.find("tok/s") == std::string::npos);
   CHECK(!p.out.empty());
@@ -387,4 +388,26 @@ TEST_CASE("generate: SmolLM2-135M greedy equals transformers (PTE_SMOLLM2_DIR=mo
     CHECK(join(st.prompt_ids) == join(ints(c.find("prompt_ids"))));
     CHECK(join(st.tokens) == join(ints(c.find("greedy_ids"))));
   }
+}
+
+TEST_CASE("generate cli: PTE_ISA_OFF=all runs every kernel's scalar reference, to the same greedy tokens") {
+  std::vector<DecoderCase> cases = decoder_cases();
+  REQUIRE(!cases.empty());
+  int ran = 0;
+  for (const DecoderCase& d : cases) {
+    if (d.name != "decoder_llama" && d.name != "decoder_qwen3") continue;
+    ++ran;
+    setenv("PTE_ISA_OFF", "all", 1);
+    Proc p = pte_run({d.pte, d.prompt, "-n", std::to_string(d.max_new_tokens), "--ids", "--stats"});
+    unsetenv("PTE_ISA_OFF");
+    REQUIRE_MESSAGE(p.code == 0, p.err);
+    CAPTURE(d.name);
+    CHECK(join(ids_after(p.err, "generated ids:")) == join(d.greedy_ids));
+    // no feature left after the architecture's name
+    const size_t at = p.err.find("\ncpu ");
+    REQUIRE(at != std::string::npos);
+    const std::string line = p.err.substr(at + 5, p.err.find('\n', at + 1) - at - 5);
+    CHECK_MESSAGE(line.back() == ':', line);
+  }
+  CHECK(ran == 2);
 }
