@@ -139,6 +139,7 @@ void run_tile(void* ctx, size_t m0, size_t n0, size_t tm, size_t tn) {
 #if defined(__aarch64__)
     case QIsa::Neon: qgemm_qd8_neon(*t.q, a, b, c, d); break;
     case QIsa::NeonDot: qgemm_qd8_neondot(*t.q, a, b, c, d); break;
+    case QIsa::NeonI8mm: qgemm_qd8_neoni8mm(*t.q, a, b, c, d); break;
 #endif
     default: qgemm_qd8_scalar(*t.q, a, b, c, d); break;
   }
@@ -180,15 +181,16 @@ void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, bool 
 #if defined(__aarch64__)
   // NEON: any shape, no prepared activations (scratch null: the scalar reference, as documented)
   const bool neon = scratch && pte::isa::cpu().neon, dot = neon && pte::isa::cpu().dotprod;
-  if (isa == QIsa::Auto) isa = dot ? QIsa::NeonDot : neon ? QIsa::Neon : QIsa::Scalar;
-  if ((isa == QIsa::NeonDot && !dot) || (isa == QIsa::Neon && !neon)) isa = QIsa::Scalar;
-  if (isa != QIsa::Neon && isa != QIsa::NeonDot) isa = QIsa::Scalar;
+  const bool mm = dot && pte::isa::cpu().i8mm;
+  if (isa == QIsa::Auto) isa = mm && q.M >= 2 ? QIsa::NeonI8mm : dot ? QIsa::NeonDot : neon ? QIsa::Neon : QIsa::Scalar;
+  if ((isa == QIsa::NeonI8mm && !mm) || (isa == QIsa::NeonDot && !dot) || (isa == QIsa::Neon && !neon)) isa = QIsa::Scalar;
+  if (isa != QIsa::Neon && isa != QIsa::NeonDot && isa != QIsa::NeonI8mm) isa = QIsa::Scalar;
   const bool simd = false;  // (no x86 preparation)
 #elif !defined(__x86_64__)
   isa = QIsa::Scalar;  // (armhf and others: the reference)
   const bool simd = false;
 #else
-  if (isa == QIsa::Neon || isa == QIsa::NeonDot) isa = QIsa::Scalar;
+  if (isa == QIsa::Neon || isa == QIsa::NeonDot || isa == QIsa::NeonI8mm) isa = QIsa::Scalar;
   const bool simd = scratch && qd8_simd_supported(q);
   // AMX for 16 rows or more (prefill): a tile is 16 rows
   if (isa == QIsa::Auto && simd && q.M >= 16 && qd8_amx_supported(q) && cpu_has_amx_int8()) isa = QIsa::Amx;

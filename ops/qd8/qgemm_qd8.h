@@ -129,7 +129,7 @@ void qd8_pack_u4_scalar(const uint8_t* w, const float* scales, bool bf16, int64_
 void qd8_pack_u4_avx512(const uint8_t* w, const float* scales, bool bf16, int64_t N, int64_t K, int64_t block, int64_t S,
                         uint8_t* out, int32_t* wsum32, int16_t* wsum16);
 
-enum class QIsa : uint8_t { Auto, Scalar, Avx2, Avx512, Amx, Neon, NeonDot };
+enum class QIsa : uint8_t { Auto, Scalar, Avx2, Avx512, Amx, Neon, NeonDot, NeonI8mm };
 
 // The SIMD kernels read the activations prepared by qd8_prepare_x(q, xp, isa) (scratch):
 //   Avx512 and Amx (qd8_prepare_x_avx512): M * K bytes x + 128 (x ^ 0x80), for U4 every 8 k as
@@ -158,6 +158,9 @@ void qgemm_qd8_amx(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, in
 // the filter as stored (no prepared activations), bit-identical to the scalar reference.
 void qgemm_qd8_neon(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 void qgemm_qd8_neondot(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
+// NeonI8mm (qgemm_qd8_neoni8mm.cpp, needs dotprod and i8mm): SMMLA on 2 x 2 output blocks,
+// for two rows or more (Auto picks it then); bit-identical to the scalar reference too.
+void qgemm_qd8_neoni8mm(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 
 // Whole product, split over the pool's threads (pool may be null) or, with helper, over
 // the caller and the helper thread (helper_thread.h; pool unused). scratch: at least

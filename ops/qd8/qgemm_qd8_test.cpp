@@ -172,13 +172,14 @@ std::vector<QIsa> simd_isas() {
 #if defined(__aarch64__)
   if (pte::isa::cpu().neon) v.push_back(QIsa::Neon);
   if (pte::isa::cpu().dotprod) v.push_back(QIsa::NeonDot);
+  if (pte::isa::cpu().dotprod && pte::isa::cpu().i8mm) v.push_back(QIsa::NeonI8mm);
 #endif
   return v;
 }
 
 const char* isa_name(QIsa i) {
   return i == QIsa::Amx ? "amx-int8" : i == QIsa::Avx512 ? "avx512vnni" : i == QIsa::Avx2 ? "avx2"
-         : i == QIsa::Neon ? "neon" : i == QIsa::NeonDot ? "neon-dotprod" : "scalar";
+         : i == QIsa::Neon ? "neon" : i == QIsa::NeonDot ? "neon-dotprod" : i == QIsa::NeonI8mm ? "neon-i8mm" : "scalar";
 }
 
 }  // namespace
@@ -273,7 +274,9 @@ TEST_CASE("qgemm_qd8: SIMD kernels are bit-identical to the scalar reference") {
             else
               qgemm_qd8_avx2(c.q, scratch.data(), 1, c.M, 16, c.N);
 #elif defined(__aarch64__)
-            if (isa == QIsa::NeonDot)
+            if (isa == QIsa::NeonI8mm)
+              qgemm_qd8_neoni8mm(c.q, 1, c.M, 16, c.N);
+            else if (isa == QIsa::NeonDot)
               qgemm_qd8_neondot(c.q, 1, c.M, 16, c.N);
             else
               qgemm_qd8_neon(c.q, 1, c.M, 16, c.N);
