@@ -215,7 +215,7 @@ void sqrt_f32(const float* x, float* y, int64_t n) {
 void sigmoid_f32(const float* x, float* y, int64_t n) {
   DenormalsOff daz;
   const Isa i = detected_isa();
-  if (i == Isa::kAvx512 || i == Isa::kAvx2Fma)
+  if (i == Isa::kAvx512 || i == Isa::kAvx2Fma || i == Isa::kNeonFma)
     unary_f32_isa(Fn::kSigmoid, i, x, y, n);
   else
     sigmoid_f32_scalar(x, y, n);
@@ -345,8 +345,20 @@ bool has_avx2_fma() { return pte::isa::cpu().avx2_fma(); }
 
 }  // namespace
 
+bool has_neon_fma() {
+#if defined(__aarch64__)
+  return pte::isa::cpu().neon;
+#else
+  return false;
+#endif
+}
+
 Isa detected_isa() {
-  static const Isa v = has_avx512f() ? Isa::kAvx512 : has_avx2_fma() ? Isa::kAvx2Fma : has_avx() ? Isa::kAvx : Isa::kSse2;
+  static const Isa v = has_neon_fma() ? Isa::kNeonFma
+                       : has_avx512f() ? Isa::kAvx512
+                       : has_avx2_fma() ? Isa::kAvx2Fma
+                       : has_avx()      ? Isa::kAvx
+                                        : Isa::kSse2;
   return v;
 }
 
@@ -356,6 +368,7 @@ bool cpu_runs(Isa i) {
     case Isa::kAvx2Fma: return has_avx2_fma();
     case Isa::kAvx:
     case Isa::kSse2: return true;  // portable code
+    case Isa::kNeonFma: return has_neon_fma();
   }
   return false;
 }
@@ -366,6 +379,7 @@ const char* isa_name(Isa i) {
     case Isa::kAvx2Fma: return "avx2+fma3";
     case Isa::kAvx: return "avx";
     case Isa::kSse2: return "sse2";
+    case Isa::kNeonFma: return "neon-fma";
   }
   return "?";
 }
@@ -386,12 +400,13 @@ void unary_f32_emulated(Fn f, Isa i, const float* x, float* y, int64_t n) {
   DenormalsOff daz;
   if (f == Fn::kSigmoid) {
     if (i == Isa::kAvx512) return sigmoid_avx512_emulated(x, y, n);
-    if (i == Isa::kAvx2Fma) return unary_kernel<LaneOps<true, false>>(f, x, y, n);
+    if (i == Isa::kAvx2Fma || i == Isa::kNeonFma) return unary_kernel<LaneOps<true, false>>(f, x, y, n);
     return sigmoid_f32_scalar(x, y, n);  // not reproduced
   }
   switch (i) {
     case Isa::kAvx512: return unary_kernel<LaneOps<true, true>>(f, x, y, n);
-    case Isa::kAvx2Fma: return unary_kernel<LaneOps<true, false>>(f, x, y, n);
+    case Isa::kAvx2Fma:
+    case Isa::kNeonFma: return unary_kernel<LaneOps<true, false>>(f, x, y, n);
     case Isa::kAvx:
     case Isa::kSse2: return unary_kernel<LaneOps<false, false>>(f, x, y, n);
   }
@@ -407,16 +422,28 @@ void unary_f32_isa(Fn f, Isa i, const float* x, float* y, int64_t n) {
   }
   if (i == Isa::kAvx2Fma) return isa::unary_avx2(f, x, y, n);
 #endif
+#if defined(__aarch64__)
+  const bool neon = i == Isa::kNeonFma;
+  if (neon && f != Fn::kLog) return isa::unary_neon(f, x, y, n);
+#else
+  const bool neon = false;
+#endif
   if (f != Fn::kLog) return unary_f32_emulated(f, i, x, y, n);
-  // The generic path (CPUs without AVX2+FMA: older x86, every ARM CPU) promises no
-  // XNNPACK bits, and the exponent trick of the kernel it emulates reads +inf and NaN as
-  // finite exponents (log(+inf) would be 88.38): those lanes take log's IEEE values.
+  // The generic paths (CPUs without AVX2+FMA: older x86; ARM) promise no XNNPACK bits,
+  // and the exponent trick of the kernel reads +inf and NaN as finite exponents
+  // (log(+inf) would be 88.38): those lanes take log's IEEE values.
   // In blocks (y may be x), each element computed as one call would (one lane at a time).
   float in[64];
   for (int64_t j0 = 0; j0 < n; j0 += 64) {
     const int64_t m = n - j0 < 64 ? n - j0 : 64;
     std::memcpy(in, x + j0, static_cast<size_t>(m) * sizeof(float));
-    unary_f32_emulated(f, i, in, y + j0, m);
+#if defined(__aarch64__)
+    if (neon)
+      isa::unary_neon(f, in, y + j0, m);
+    else
+#endif
+      unary_f32_emulated(f, i, in, y + j0, m);
+    (void)neon;
     for (int64_t j = 0; j < m; ++j)
       if (std::isnan(in[j]) || in[j] == INFINITY) y[j0 + j] = in[j] + in[j];  // +inf, or a quiet NaN
   }
@@ -428,6 +455,8 @@ void softmax_f32_emulated(Isa i, const float* x, float* y, int64_t n) {
   // is the same per element but not fused; the 8-lane form stands in
   if (i == Isa::kAvx512)
     softmax_emulated_w<16>(x, y, n);
+  else if (i == Isa::kNeonFma)
+    softmax_emulated_w<4>(x, y, n);
   else
     softmax_emulated_w<8>(x, y, n);
 }
@@ -438,6 +467,9 @@ void softmax_f32_isa(Isa i, const float* x, float* y, int64_t n) {
 #if defined(__x86_64__)
   if (i == Isa::kAvx512) return isa::softmax_avx512(x, y, n);
   if (i == Isa::kAvx2Fma) return isa::softmax_avx2(x, y, n);
+#endif
+#if defined(__aarch64__)
+  if (i == Isa::kNeonFma) return isa::softmax_neon(x, y, n);
 #endif
   softmax_f32_emulated(i, x, y, n);
 }

@@ -52,8 +52,10 @@ void rsqrt_f32_scalar(const float* x, float* y, int64_t n);
 void sigmoid_f32_scalar(const float* x, float* y, int64_t n);
 
 // The x86 kernel classes XNNPACK chooses between (its unary configs): AVX-512F, then
-// FMA3 (with AVX2: the sigmoid and softmax kernels need it), then AVX, then SSE2.
-enum class Isa : int { kAvx512, kAvx2Fma, kAvx, kSse2 };
+// FMA3 (with AVX2: the sigmoid and softmax kernels need it), then AVX, then SSE2; and on
+// aarch64 kNeonFma: the FMA3 forms' arithmetic in NEON (fast and as accurate; not the bits
+// of XNNPACK's own ARM kernels), with log's IEEE values for +inf and NaN.
+enum class Isa : int { kAvx512, kAvx2Fma, kAvx, kSse2, kNeonFma };
 Isa detected_isa();                 // the class XNNPACK picks on this CPU
 bool cpu_runs(Isa isa);             // this CPU can execute pte-run's code for `isa`
 const char* isa_name(Isa isa);
