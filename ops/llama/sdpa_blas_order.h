@@ -58,5 +58,9 @@ float blas_gemm2_dot(const float* kr, const float* q, int64_t k);
 float blas_gemm2_dot_avx512(const float* kr, const float* q, int64_t k);
 float blas_gemv1_dot_avx512(const float* kr, const float* q, int64_t k, int64_t col, int64_t ncols);
 void blas_gemv1_value_avx512(const float* v, int64_t v_stride, const float* p, int64_t L, int64_t D, float* out);
+// The same with aarch64 NEON (sdpa_blas_order_neon.cpp; bit-equal too).
+float blas_gemm2_dot_neon(const float* kr, const float* q, int64_t k);
+float blas_gemv1_dot_neon(const float* kr, const float* q, int64_t k, int64_t col, int64_t ncols);
+void blas_gemv1_value_neon(const float* v, int64_t v_stride, const float* p, int64_t L, int64_t D, float* out);
 
 }  // namespace pte

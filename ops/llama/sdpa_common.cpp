@@ -265,7 +265,7 @@ inline int64_t sdpa_q_block_rows(int64_t S, int64_t s) {
   return std::min(split, S - s / split * split);
 }
 
-// sdpa_blas_order.h's functions, AVX-512 forms where the CPU has it (bit-equal).
+// sdpa_blas_order.h's functions, AVX-512 or NEON forms where the CPU has them (bit-equal).
 // (and the softmax step's: bit-equal too)
 struct BlasOrder {
   float (*dot1)(const float*, const float*, int64_t, int64_t, int64_t);
@@ -279,6 +279,10 @@ inline const BlasOrder& blas_order() {
   static const BlasOrder simd{blas_gemv1_dot_avx512, blas_gemm2_dot_avx512, blas_gemv1_value_avx512, softmax_block_avx512};
   static const bool avx512 = isa::cpu().avx512f;
   return avx512 ? simd : scalar;
+#elif defined(__aarch64__)
+  static const BlasOrder simd{blas_gemv1_dot_neon, blas_gemm2_dot_neon, blas_gemv1_value_neon, softmax_block};
+  static const bool neon = isa::cpu().neon;
+  return neon ? simd : scalar;
 #else
   return scalar;
 #endif
