@@ -372,7 +372,7 @@ Status TextRunner::generate_ids(const std::vector<int32_t>& ids, const Generatio
   st.stop_reason = "max_new_tokens";
   std::vector<int32_t> recent = history_;  // for the repetition penalty
   for (int produced = 0; limit < 0 || produced < limit; ++produced) {
-    if (config.cancel && config.cancel->load(std::memory_order_relaxed)) {
+    if (config.cancelled && config.cancelled()) {
       st.stop_reason = "cancelled";
       break;
     }

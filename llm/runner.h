@@ -11,7 +11,6 @@
 // saved. Prefill is one call per chunk when the token input has a dynamic length, one
 // call per token otherwise.
 #pragma once
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -41,9 +40,9 @@ struct GenerationConfig {
   std::string system_prompt;  // with chat: a system message before the prompt
   bool ignore_eos = false;
   std::vector<std::string> stop;  // generation ends before the first of these in the text
-  // When set and true, generation ends before the next token (stop_reason "cancelled"):
-  // another thread (a server whose client went away) sets it.
-  const std::atomic<bool>* cancel = nullptr;
+  // When set, asked before each token: true ends generation there (stop_reason
+  // "cancelled"; a server whose client went away).
+  std::function<bool()> cancelled;
 };
 
 struct GenerationStats {

@@ -1,6 +1,7 @@
 #include "server/openai.h"
 
 #include <cmath>
+#include <cstring>
 
 namespace pte::server {
 
@@ -243,12 +244,16 @@ bool parse_detokenize_request(std::string_view body, int64_t vocab_size, std::ve
   return true;
 }
 
-bool parse_embeddings_request(std::string_view body, std::vector<std::string>* texts, std::string* error) {
+bool parse_embeddings_request(std::string_view body, std::vector<std::string>* texts, bool* base64, std::string* error) {
   Value doc;
   if (!parse_object(body, &doc, error)) return false;
-  if (const Value* f = doc.find("encoding_format"); f && !f->is_null() && !(f->is_string() && f->as_string() == "float")) {
-    *error = "unsupported parameters: encoding_format other than float";
-    return false;
+  *base64 = false;
+  if (const Value* f = doc.find("encoding_format"); f && !f->is_null()) {
+    if (!f->is_string() || (f->as_string() != "float" && f->as_string() != "base64")) {
+      *error = "'encoding_format' must be \"float\" or \"base64\"";
+      return false;
+    }
+    *base64 = f->as_string() == "base64";
   }
   if (const Value* d = doc.find("dimensions"); d && !d->is_null()) {
     *error = "unsupported parameters: dimensions";
@@ -275,6 +280,28 @@ bool parse_embeddings_request(std::string_view body, std::vector<std::string>* t
       return false;
     }
   return true;
+}
+
+std::string base64_floats(const std::vector<float>& v) {
+  static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::vector<uint8_t> b(v.size() * 4);
+  for (size_t i = 0; i < v.size(); ++i) {
+    uint32_t u;
+    std::memcpy(&u, &v[i], 4);
+    for (int k = 0; k < 4; ++k) b[i * 4 + k] = static_cast<uint8_t>(u >> (8 * k));  // little-endian
+  }
+  std::string out;
+  out.reserve((b.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < b.size(); i += 3) {
+    uint32_t n = static_cast<uint32_t>(b[i]) << 16;
+    if (i + 1 < b.size()) n |= static_cast<uint32_t>(b[i + 1]) << 8;
+    if (i + 2 < b.size()) n |= b[i + 2];
+    out += digits[(n >> 18) & 63];
+    out += digits[(n >> 12) & 63];
+    out += i + 1 < b.size() ? digits[(n >> 6) & 63] : '=';
+    out += i + 2 < b.size() ? digits[n & 63] : '=';
+  }
+  return out;
 }
 
 const char* finish_reason(const std::string& stop_reason) {

@@ -34,8 +34,10 @@ bool parse_completion_request(std::string_view body, bool chat, CompletionReques
 bool parse_tokenize_request(std::string_view body, std::string* content, bool* add_special, std::string* error);
 bool parse_detokenize_request(std::string_view body, int64_t vocab_size, std::vector<int32_t>* ids, std::string* error);
 
-// POST /v1/embeddings {"input": "text" | ["text", ...]}.
-bool parse_embeddings_request(std::string_view body, std::vector<std::string>* texts, std::string* error);
+// POST /v1/embeddings {"input": "text" | ["text", ...], "encoding_format": "float" | "base64"}.
+bool parse_embeddings_request(std::string_view body, std::vector<std::string>* texts, bool* base64, std::string* error);
+// A vector as base64 of its little-endian float32 bytes (encoding_format "base64").
+std::string base64_floats(const std::vector<float>& v);
 
 struct Usage {
   int64_t prompt_tokens = 0, completion_tokens = 0, cached_tokens = 0;

@@ -212,10 +212,14 @@ void Server::Impl::completions(const httplib::Request& http_req, httplib::Respon
   res.set_chunked_content_provider(
       "text/event-stream",
       [this, ids, cfg, ticket, id, created, chat, include_usage, finish](size_t, httplib::DataSink& sink) {
-        std::atomic<bool> gone{false};
-        cfg->cancel = &gone;
+        bool gone = false;  // the client went away: stop generating, close
+        // asked before each token, so a stream whose tokens print nothing yet stops too
+        cfg->cancelled = [&] {
+          if (!gone && !sink.is_writable()) gone = true;
+          return gone;
+        };
         auto send = [&](const std::string& event) {
-          if (gone.load()) return;
+          if (gone) return;
           if (!sink.write(event.data(), event.size())) gone = true;
         };
         if (chat) send(stream_chunk(true, id, created, model_id, "", /*first=*/true, nullptr));
@@ -233,7 +237,7 @@ void Server::Impl::completions(const httplib::Request& http_req, httplib::Respon
           if (include_usage) send(stream_usage_chunk(chat, id, created, model_id, u));
         }
         send("data: [DONE]\n\n");
-        cfg->cancel = nullptr;
+        cfg->cancelled = nullptr;
         if (gone) return false;  // the client went away: close the connection
         sink.done();
         return true;
@@ -268,7 +272,8 @@ void Server::Impl::embeddings(const httplib::Request& req, httplib::Response& re
   if (!encoder) return send_error(res, 400, "this model is a decoder program: /v1/embeddings needs an embedding encoder");
   std::vector<std::string> texts;
   std::string error;
-  if (!parse_embeddings_request(req.body, &texts, &error)) return send_error(res, 400, error);
+  bool base64 = false;
+  if (!parse_embeddings_request(req.body, &texts, &base64, &error)) return send_error(res, 400, error);
   if (texts.size() > 256) return send_error(res, 400, "'input' holds more than 256 texts");
   std::vector<std::vector<float>> vecs;
   int64_t tokens = 0;
@@ -288,8 +293,12 @@ void Server::Impl::embeddings(const httplib::Request& req, httplib::Response& re
     json::Value e = json::Value::object();
     e.set("object", "embedding");
     e.set("index", static_cast<int64_t>(i));
-    json::Value& arr = e.set("embedding", json::Value::array());
-    for (float f : vecs[i]) arr.push(f);
+    if (base64) {
+      e.set("embedding", base64_floats(vecs[i]));
+    } else {
+      json::Value& arr = e.set("embedding", json::Value::array());
+      for (float f : vecs[i]) arr.push(f);
+    }
     data.push(std::move(e));
   }
   v.set("model", model_id);
