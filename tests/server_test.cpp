@@ -23,6 +23,7 @@ TEST_CASE("server: skipped") {
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <random>
 #include <thread>
 
@@ -503,6 +504,50 @@ TEST_CASE("server: 4 clients x 3 requests over 2 slots: all served, each text th
   CHECK(failed == 0);
   CHECK(wrong == 0);
   CHECK(ok == 12);
+}
+
+TEST_CASE("server: mutated bodies over HTTP get 200 or 400, and the server keeps serving") {
+  // PTE_SERVER_FUZZ_N=20000 runs longer (by hand, e.g. in the ASan build)
+  int iterations = 150;
+  if (const char* n = std::getenv("PTE_SERVER_FUZZ_N")) iterations = std::atoi(n);
+  Running s(chat_options(2));
+  const std::string seeds[] = {
+      R"({"messages":[{"role":"user","content":"hi"}],"temperature":0,"max_tokens":3,"stop":["a"],"stream":true})",
+      R"({"messages":[{"role":"system","content":"x"},{"role":"user","content":[{"type":"text","text":"y"}]}],"max_tokens":2})",
+      R"({"prompt":"hello","top_k":3,"top_p":0.5,"seed":-1,"max_tokens":2,"stream_options":{"include_usage":true}})",
+      R"({"content":"some text","add_special":true})",
+      R"({"tokens":[1,2,3,4]})",
+  };
+  const char* paths[] = {"/v1/chat/completions", "/v1/chat/completions", "/v1/completions", "/tokenize", "/detokenize"};
+  const char alphabet[] = "{}[]\":,0123456789.-+eE truefalsnul\\u\xff\xc3\xa9\x00";
+  std::mt19937 rng(99);
+  auto c = s.client();
+  int ok = 0, refused = 0, other = 0;
+  for (int i = 0; i < iterations; ++i) {
+    const size_t k = static_cast<size_t>(i) % 5;
+    std::string b = seeds[k];
+    int edits = static_cast<int>(rng() % 5);
+    for (int e = 0; e < edits && !b.empty(); ++e) {
+      size_t at = rng() % b.size();
+      switch (rng() % 3) {
+        case 0: b[at] = alphabet[rng() % (sizeof alphabet - 1)]; break;
+        case 1: b.erase(at, 1 + rng() % 4); break;
+        default: b.insert(at, 1, alphabet[rng() % (sizeof alphabet - 1)]);
+      }
+    }
+    auto r = c.Post(paths[rng() % 5], b, "application/json");  // any body to any route
+    REQUIRE(r);
+    if (r->status == 200) ++ok;
+    else if (r->status == 400) ++refused;
+    else ++other;
+  }
+  CHECK(other == 0);
+  CHECK(ok > 0);
+  CHECK(refused > 0);
+  auto h = c.Get("/health");
+  REQUIRE(h);
+  CHECK(parse(h->body).find("slots_busy")->as_int() == 0);
+  CHECK(s.post("/v1/chat/completions", chat_body("hi", 2))->status == 200);
 }
 
 TEST_CASE("server: /v1/embeddings equals pte-run embed's vectors") {
