@@ -22,6 +22,7 @@ TEST_CASE("server: skipped") {
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <random>
@@ -332,6 +333,34 @@ TEST_CASE("server: /v1/completions, /tokenize, /detokenize, /v1/models, /metrics
   CHECK(r->body.find("pte_requests_total{path=\"/v1/completions\",status=\"200\"} 1\n") != std::string::npos);
   CHECK(r->body.find("pte_tokens_generated_total " + std::to_string(want.generated_tokens) + "\n") != std::string::npos);
   CHECK(r->body.find("pte_queue_depth 0\n") != std::string::npos);
+}
+
+TEST_CASE("server: stop strings end the text before them; --ctx-per-slot bounds prompt and reply") {
+  srv::ServerOptions o = chat_options();
+  o.ctx_per_slot = 20;
+  Running s(o);
+  pte::GenerationStats full = runner_reply("hi", 3);  // 16 prompt tokens, then 3
+  const std::string& t = full.text;
+  size_t p = 1;
+  while (p < t.size() && !std::isalpha(static_cast<unsigned char>(t[p]))) ++p;
+  REQUIRE_MESSAGE(p < t.size(), "the fixture's greedy reply has no ASCII letter after its first byte: " << t);
+  const std::string stop = t.substr(p, 1);
+  auto r = s.post("/v1/chat/completions", "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"temperature\":0,"
+                                          "\"max_tokens\":3,\"stop\":" + pte::json::quote(stop) + "}");
+  REQUIRE(r);
+  REQUIRE(r->status == 200);
+  Value v = parse(r->body);
+  CHECK((*v.find("choices"))[0].find("message")->find("content")->as_string() == t.substr(0, t.find(stop)));
+  CHECK((*v.find("choices"))[0].find("finish_reason")->as_string() == "stop");
+
+  // 16 prompt tokens in a 20-token slot: 4 tokens of reply at most, whatever max_tokens says
+  REQUIRE(full.prompt_tokens == 16);
+  r = s.post("/v1/chat/completions", chat_body("hi", 100));
+  REQUIRE(r);
+  REQUIRE(r->status == 200);
+  v = parse(r->body);
+  CHECK(v.find("usage")->find("completion_tokens")->as_int() <= 4);
+  CHECK((*v.find("choices"))[0].find("finish_reason")->as_string() == "length");
 }
 
 TEST_CASE("server: a conversation that extends the last one reuses the slot's cache") {
