@@ -74,7 +74,8 @@ class TextRunner {
  public:
   static Status create(const RunnerOptions& options, std::unique_ptr<TextRunner>* out);
   // Another runner over the same mapped program (a server's slot): its own method
-  // instance, KV cache and tokenizer; constants and weights are shared, not copied.
+  // instance, KV cache and tokenizer; constants are read in place from the same mapping
+  // (weights a delegate packs at load are packed again for this method).
   Status another(std::unique_ptr<TextRunner>* out) const;
 
   // Streams decoded text to `on_text` as tokens are produced (never splitting a

@@ -95,6 +95,13 @@ Status SlotPool::run(const std::vector<int32_t>& ids, const GenerationConfig& co
     int slot;
     ~Release() { p->release(slot); }
   } release_on_exit{this, slot};
+  SlotResult res;
+  res.slot = slot;
+  if (config.cancelled && config.cancelled()) {  // the client left while waiting in line
+    res.gen.stop_reason = "cancelled";
+    *result = std::move(res);
+    return Status::ok();
+  }
   TextRunner& r = *slots_[slot].runner;
   size_t keep = common_prefix(r.tokens(), ids);
   if (keep == ids.size()) --keep;  // one token at least is prefilled: its logits start the reply
@@ -102,8 +109,6 @@ Status SlotPool::run(const std::vector<int32_t>& ids, const GenerationConfig& co
     r.reset();
     keep = 0;
   }
-  SlotResult res;
-  res.slot = slot;
   res.reused = static_cast<int64_t>(keep);
   Status s = r.generate_ids(std::vector<int32_t>(ids.begin() + static_cast<long>(keep), ids.end()), config, on_text, &res.gen);
   if (!s) r.reset();  // whatever the cache holds now is not worth keeping

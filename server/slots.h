@@ -1,5 +1,6 @@
 // pte-run serve: the slots a server generates in. Each slot is a TextRunner over the same
-// mapped program (its own method instance and KV cache; weights shared), so N requests
+// mapped program (its own method instance and KV cache; constants read in place from the
+// one mapping, weights a delegate packs at load packed per slot), so N requests
 // decode at once, each on its own thread, interleaved by the OS: a long request holds one
 // slot and never the others. Requests wait in a bounded line, served in arrival order;
 // a free slot is picked by the longest prefix its cache shares with the request's tokens,
