@@ -35,7 +35,8 @@ void usage(std::FILE* f) {
                "  --max-body BYTES       larger request bodies get 413 (default 1048576)\n"
                "  --model-id NAME        the name /v1/models gives (default: the file's stem)\n"
                "  --no-log               no access log\n"
-               "  --tokenizer PATH --data FILE.ptd --threads N\n");
+               "  --threads N            kernel threads per slot (default: the CPUs divided among the slots)\n"
+               "  --tokenizer PATH --data FILE.ptd\n");
 }
 
 }  // namespace
@@ -90,6 +91,9 @@ int cmd_serve(int argc, char** argv) {
     std::fprintf(stderr, "pte-run: %s\n", s.message().c_str());
     return 1;
   }
+  if (o.api_key.empty() && o.host != "127.0.0.1" && o.host != "localhost" && o.host != "::1")
+    std::fprintf(stderr, "pte-run serve: listening on %s without --api-key: anyone who reaches it can use it\n",
+                 o.host.c_str());
   std::fprintf(stderr, "pte-run serve: %s on http://%s:%d (%d slot%s)\n", srv->model_id().c_str(), o.host.c_str(),
                srv->port(), o.parallel, o.parallel > 1 ? "s" : "");
   std::thread watcher([&] {

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <filesystem>
 #include <random>
+#include <thread>
 
 #include "encoder/encoder.h"
 #include "server/metrics.h"
@@ -111,6 +112,8 @@ Status Server::Impl::load() {
   ro.tokenizer_path = opt.tokenizer_path;
   ro.data_files = opt.data_files;
   ro.num_threads = opt.num_threads;
+  if (ro.num_threads == 0 && opt.parallel > 1)  // slots share the cores rather than each taking all
+    ro.num_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / opt.parallel);
   std::unique_ptr<TextRunner> first;
   PTE_TRY(TextRunner::create(ro, &first));
   context = first->metadata().max_context_len;

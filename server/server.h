@@ -22,7 +22,8 @@ struct ServerOptions {
   std::string model_path;
   std::string tokenizer_path;        // empty: beside the model
   std::vector<std::string> data_files;
-  int num_threads = 0;               // kernel threads per slot (0: the library's default)
+  int num_threads = 0;               // kernel threads per slot (0: the library's default, or with
+                                     // several slots the CPUs divided among them)
   std::string host = "127.0.0.1";
   int port = 8080;                   // 0: any free port
   std::string api_key;               // empty: no key asked
