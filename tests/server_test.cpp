@@ -16,6 +16,10 @@ TEST_CASE("server: skipped") {
 #include <httplib.h>
 
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <csignal>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -34,6 +38,8 @@ TEST_CASE("server: skipped") {
 #include "server/openai.h"
 #include "server/server.h"
 #include "util/json.h"
+
+extern char** environ;
 
 namespace {
 
@@ -577,6 +583,72 @@ TEST_CASE("server: mutated bodies over HTTP get 200 or 400, and the server keeps
   REQUIRE(h);
   CHECK(parse(h->body).find("slots_busy")->as_int() == 0);
   CHECK(s.post("/v1/chat/completions", chat_body("hi", 2))->status == 200);
+}
+
+TEST_CASE("server: pte-run serve as a process: starts, answers, stops on SIGTERM; bad arguments exit non-zero") {
+  pte_test::CliRun r = pte_test::run_pte_run({"serve"});
+  CHECK(r.code == 2);
+  r = pte_test::run_pte_run({"serve", kChat, "--port", "70000"});
+  CHECK(r.code == 2);
+  r = pte_test::run_pte_run({"serve", "no/such/model.pte", "--port", "0"});
+  CHECK(r.code == 1);
+  CHECK(pte_test::count_lines(r.err) == 1);
+  CHECK(r.err.find("no/such/model.pte") != std::string::npos);
+
+  // the server's stderr through a pipe: its first line names the port
+  std::string exe = pte_test::pte_run_exe();
+  REQUIRE(!exe.empty());
+  int err_pipe[2];
+  REQUIRE(::pipe(err_pipe) == 0);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
+  posix_spawn_file_actions_addclose(&fa, err_pipe[0]);
+  std::vector<std::string> args{exe, "serve", kChat, "--port", "0", "--parallel", "2"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  REQUIRE(posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ) == 0);
+  posix_spawn_file_actions_destroy(&fa);
+  ::close(err_pipe[1]);
+  std::string err;
+  char buf[512];
+  while (err.find('\n') == std::string::npos) {
+    ssize_t n = ::read(err_pipe[0], buf, sizeof buf);
+    if (n <= 0) break;
+    err.append(buf, static_cast<size_t>(n));
+  }
+  size_t at = err.find("http://127.0.0.1:");
+  int port = at == std::string::npos ? 0 : std::atoi(err.c_str() + at + 17);
+  CHECK(port > 0);
+  if (port > 0) {
+    httplib::Client c("127.0.0.1", port);
+    c.set_read_timeout(120, 0);
+    auto h = c.Get("/health");
+    REQUIRE(h);
+    CHECK(h->status == 200);
+    CHECK(parse(h->body).find("slots")->as_int() == 2);
+    auto g = c.Post("/v1/chat/completions", chat_body("hi", 2), "application/json");
+    REQUIRE(g);
+    CHECK(g->status == 200);
+  }
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  // the rest of stderr: the access log line of the completion, then the stop
+  while (true) {
+    ssize_t n = ::read(err_pipe[0], buf, sizeof buf);
+    if (n <= 0) break;
+    err.append(buf, static_cast<size_t>(n));
+  }
+  ::close(err_pipe[0]);
+  CHECK(err.find("\"POST /v1/chat/completions\" 200") != std::string::npos);
+  CHECK(err.find("stopping (signal 15)") != std::string::npos);
 }
 
 TEST_CASE("server: /v1/embeddings equals pte-run embed's vectors") {
