@@ -201,9 +201,8 @@ void Server::Impl::completions(const httplib::Request& http_req, httplib::Respon
   };
 
   if (!req.stream) {
-    std::string text;
-    SlotResult r;
-    Status s = pool->run(*ids, *cfg, [&](const std::string& piece) { text += piece; }, &r);
+    SlotResult r;  // r.gen.text: the whole text (cut before a stop string)
+    Status s = pool->run(*ids, *cfg, [](const std::string&) {}, &r);
     if (!s) return send_error(res, 500, "generation failed: " + s.message());
     Usage u;
     finish(r, &u);
