@@ -53,7 +53,7 @@ std::string Metrics::prometheus(int slots, int busy, int waiting) {
     put("pte_requests_total{path=\"%s\",status=\"%d\"} %llu\n", k.first.c_str(), k.second, (unsigned long long)n);
   o += "# HELP pte_requests_rejected_total Requests answered 503 because the queue was full.\n# TYPE pte_requests_rejected_total counter\n";
   put("pte_requests_rejected_total %llu\n", (unsigned long long)rejected.load());
-  o += "# HELP pte_requests_cancelled_total Streams whose client disconnected before the end.\n# TYPE pte_requests_cancelled_total counter\n";
+  o += "# HELP pte_requests_cancelled_total Streams whose generation stopped early because the client disconnected.\n# TYPE pte_requests_cancelled_total counter\n";
   put("pte_requests_cancelled_total %llu\n", (unsigned long long)cancelled.load());
   o += "# HELP pte_generations_total Completions generated.\n# TYPE pte_generations_total counter\n";
   put("pte_generations_total %llu\n", (unsigned long long)generations_);

@@ -20,7 +20,7 @@ class Metrics {
   std::string prometheus(int slots, int busy, int waiting);
 
   std::atomic<uint64_t> rejected{0};   // 503: the queue was full
-  std::atomic<uint64_t> cancelled{0};  // streams whose client went away
+  std::atomic<uint64_t> cancelled{0};  // streams stopped before their end: the client went away
 
  private:
   using Clock = std::chrono::steady_clock;

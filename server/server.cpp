@@ -234,7 +234,7 @@ void Server::Impl::completions(const httplib::Request& http_req, httplib::Respon
         } else {
           Usage u;
           finish(r, &u);
-          if (gone) metrics.cancelled++;
+          if (r.gen.stop_reason == "cancelled") metrics.cancelled++;
           send(stream_chunk(chat, id, created, model_id, "", false, finish_reason(r.gen.stop_reason)));
           if (include_usage) send(stream_usage_chunk(chat, id, created, model_id, u));
         }

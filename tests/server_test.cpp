@@ -334,9 +334,15 @@ TEST_CASE("server: /v1/completions, /tokenize, /detokenize, /v1/models, /metrics
   r = s.client().Get("/v1/models");
   REQUIRE(r);
   CHECK((*parse(r->body).find("data"))[0].find("id")->as_string() == "model");
-  r = s.client().Get("/metrics");
-  REQUIRE(r);
-  CHECK(r->body.find("pte_requests_total{path=\"/v1/completions\",status=\"200\"} 1\n") != std::string::npos);
+  // requests are counted as their access-log line is written, just after the response
+  const std::string counted = "pte_requests_total{path=\"/v1/completions\",status=\"200\"} 1\n";
+  for (int i = 0; i < 200; ++i) {
+    r = s.client().Get("/metrics");
+    REQUIRE(r);
+    if (r->body.find(counted) != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  CHECK(r->body.find(counted) != std::string::npos);
   CHECK(r->body.find("pte_tokens_generated_total " + std::to_string(want.generated_tokens) + "\n") != std::string::npos);
   CHECK(r->body.find("pte_queue_depth 0\n") != std::string::npos);
 }
@@ -447,59 +453,70 @@ TEST_CASE("server: a client leaving mid-stream frees its slot; a full queue answ
   srv::ServerOptions o = chat_options(1);
   o.queue = 0;
   Running s(o);
-  // a raw connection: the request, the first two events, a 503 for a second client while
-  // the only slot streams and nobody may wait, then close() mid-stream
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  REQUIRE(fd >= 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(s.port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  const std::string body = chat_body("tell me a long story", 200, true);
-  const std::string head = "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                           "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n";
-  const std::string msg = head + body;
-  REQUIRE(::send(fd, msg.data(), msg.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(msg.size()));
-  std::string got;
-  char buf[4096];
-  while (std::count(got.begin(), got.end(), '\n') < 12) {  // headers and two events
-    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    REQUIRE(n > 0);
-    got.append(buf, static_cast<size_t>(n));
-  }
-  CHECK(got.find("HTTP/1.1 200") == 0);
-  CHECK(got.find("text/event-stream") != std::string::npos);
-  auto busy = s.post("/v1/chat/completions", chat_body("hi", 2));
-  REQUIRE(busy);
-  CHECK(busy->status == 503);
-  CHECK(busy->get_header_value("Retry-After") == "1");
-  ::close(fd);
-  // the slot comes back: a new request is served (it waits while the cancelled one stops)
-  bool served = false;
-  for (int i = 0; i < 100 && !served; ++i) {
-    auto r = s.post("/v1/chat/completions", chat_body("hi", 2));
-    REQUIRE(r);
-    served = r->status == 200;
-    if (!served) {
-      CHECK(r->status == 503);
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // A raw connection sends a long streaming request and reads its first two events; while
+  // the only slot streams (and nobody may wait), a second client gets 503; then the first
+  // closes mid-stream. The stream may end on its own before the second request or the close
+  // arrive (a busy machine can pause this thread for its whole length): such an attempt
+  // proves nothing and is made again.
+  int saw_503 = 0, attempts = 0;
+  std::string retry_after;
+  auto cancelled = [&] {
+    const std::string key = "\npte_requests_cancelled_total ";
+    auto m = s.client().Get("/metrics");
+    size_t at = m ? m->body.find(key) : std::string::npos;
+    return at == std::string::npos ? -1LL : std::atoll(m->body.c_str() + at + key.size());
+  };
+  for (; attempts < 5 && (saw_503 == 0 || cancelled() < 1); ++attempts) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(s.port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    const std::string body = chat_body("tell me a long story", 230, true);
+    const std::string msg = "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                            "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+    REQUIRE(::send(fd, msg.data(), msg.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(msg.size()));
+    std::string got;
+    char buf[4096];
+    while (std::count(got.begin(), got.end(), '\n') < 12) {  // headers and two events
+      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      REQUIRE(n > 0);
+      got.append(buf, static_cast<size_t>(n));
     }
+    CHECK(got.find("HTTP/1.1 200") == 0);
+    CHECK(got.find("text/event-stream") != std::string::npos);
+    auto busy = s.post("/v1/chat/completions", chat_body("hi", 2));
+    REQUIRE(busy);
+    if (busy->status == 503) {
+      ++saw_503;
+      retry_after = busy->get_header_value("Retry-After");
+    } else {
+      CHECK(busy->status == 200);  // the stream had ended: served
+    }
+    ::close(fd);
+    // the slot comes back: a new request is served (503 while the cancelled one stops)
+    bool served = false;
+    for (int i = 0; i < 200 && !served; ++i) {
+      auto r = s.post("/v1/chat/completions", chat_body("hi", 2));
+      REQUIRE(r);
+      served = r->status == 200;
+      if (!served) {
+        CHECK(r->status == 503);
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    }
+    CHECK(served);
   }
-  CHECK(served);
-  std::string metrics;
-  for (int i = 0; i < 100; ++i) {
-    metrics = s.client().Get("/metrics")->body;
-    if (metrics.find("pte_requests_cancelled_total 1\n") != std::string::npos) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  CHECK(metrics.find("pte_requests_cancelled_total 1\n") != std::string::npos);
-  // the cancelled stream generated far fewer than its 200 tokens
-  size_t at = metrics.find("\npte_tokens_generated_total ");
-  REQUIRE(at != std::string::npos);
-  const long long generated = std::stoll(metrics.substr(at + 28));
-  MESSAGE("tokens generated (cancelled stream and the two after it): " << generated);
-  CHECK(generated < 100);
+  MESSAGE("attempts: " << attempts);
+  CHECK(saw_503 > 0);
+  CHECK(retry_after == "1");
+  // a stream counts as cancelled only when its generation stopped before its end
+  CHECK(cancelled() >= 1);
+  auto h = s.client().Get("/health");
+  REQUIRE(h);
+  CHECK(parse(h->body).find("slots_busy")->as_int() == 0);
 }
 
 TEST_CASE("server: 4 clients x 3 requests over 2 slots: all served, each text the greedy one") {
