@@ -17,7 +17,8 @@ int cmd_seq2seq(int argc, char** argv);   // pte-run T5.pte "text" | WHISPER.pte
 // seq2seq.cpp: whether MODEL.pte is an encoder-decoder program; the task a program serves ("" if none).
 bool is_seq2seq_file(const std::string& path);
 std::string task_of(const ProgramInfo& info);
-int cmd_chat(int argc, char** argv);      // pte-run chat MODEL.pte [options] (pte-run MODEL.pte -i)
+int cmd_chat(int argc, char** argv);
+int cmd_serve(int argc, char** argv);     // pte-run serve MODEL.pte [options] (serve.cpp; needs cpp-httplib)      // pte-run chat MODEL.pte [options] (pte-run MODEL.pte -i)
 // encode.cpp: fill-mask (pte-run BERT.pte "text with [MASK]") and sentence embeddings (pte-run embed).
 int cmd_fill_mask(int argc, char** argv);
 int cmd_embed(int argc, char** argv);

@@ -15,6 +15,7 @@ void usage(std::FILE* f) {
                "  pte-run chat MODEL.pte [options]               interactive chat (see pte-run chat --help)\n"
                "  pte-run BERT.pte \"Paris is the [MASK] of France.\" [--top-k K] [--json]   fill-mask\n"
                "  pte-run embed MODEL.pte \"text\"... | --input-file F [--pooling P] [--normalize] [--similarity] [--json] [--out F.npy]\n"
+               "  pte-run serve MODEL.pte [--host H] [--port P] [--api-key K] [--parallel N]   OpenAI-compatible HTTP server\n"
                "  pte-run info MODEL.pte [--data F.ptd]... [--json]\n"
                "  pte-run run MODEL.pte [--method NAME] [--data F.ptd]... [--input SPEC]... [--json] [--save-outputs DIR]\n"
                "  pte-run verify FILE.bpte [--atol A] [--rtol R]\n"
@@ -73,6 +74,7 @@ int main(int argc, char** argv) {
     return pte::cli::cmd_generate(argc - 1, argv + 1);
   }
   if (!std::strcmp(cmd, "chat")) return pte::cli::cmd_chat(argc - 1, argv + 1);
+  if (!std::strcmp(cmd, "serve")) return pte::cli::cmd_serve(argc - 1, argv + 1);
   if (pte::cli::is_seq2seq_file(cmd)) return pte::cli::cmd_seq2seq(argc, argv);  // T5, Bart, Whisper
   if (pte::cli::is_encoder_file(cmd)) return pte::cli::cmd_fill_mask(argc, argv);  // BERT family
   return pte::cli::cmd_generate(argc, argv);

@@ -39,24 +39,44 @@ Status TextRunner::create(const RunnerOptions& options, std::unique_ptr<TextRunn
   double t0 = now_ms();
   OpenOptions oo;
   oo.data_files = options.data_files;
-  PTE_TRY(Program::open_file(options.model_path, oo, &r->program_));
+  std::unique_ptr<Program> program;
+  PTE_TRY(Program::open_file(options.model_path, oo, &program));
+  r->program_ = std::move(program);
+  PTE_TRY(r->load(options));
+  r->load_ms_ = now_ms() - t0;
+  *out = std::move(r);
+  return Status::ok();
+}
+
+Status TextRunner::another(std::unique_ptr<TextRunner>* out) const {
+  std::unique_ptr<TextRunner> r(new TextRunner());
+  double t0 = now_ms();
+  r->program_ = program_;
+  PTE_TRY(r->load(options_));
+  r->program_hash_ = program_hash_;
+  r->load_ms_ = now_ms() - t0;
+  *out = std::move(r);
+  return Status::ok();
+}
+
+// Everything but opening the program: tokenizer, method, metadata, KV cache.
+Status TextRunner::load(const RunnerOptions& options) {
   int64_t v = 0;
-  if (!const_int(r->program_->info(), "get_max_seq_len", &v))
+  if (!const_int(program_->info(), "get_max_seq_len", &v))
     return Status::error(options.model_path + ": no get_max_seq_len constant method: not a text-generation export "
                          "(make one with optimum-executorch or ExecuTorch's LLM exporter), or use 'pte-run run'");
-  PTE_TRY(Tokenizer::load_for_program(options.model_path, options.tokenizer_path, &r->tok_));
-  const MethodInfo* fwd = find_method(r->program_->info(), options.method);
+  PTE_TRY(Tokenizer::load_for_program(options.model_path, options.tokenizer_path, &tok_));
+  const MethodInfo* fwd = find_method(program_->info(), options.method);
   if (!fwd) return Status::error(options.model_path + ": no method named '" + options.method + "' to generate with");
   Program::MethodOptions mo;
   mo.num_threads = options.num_threads;
   mo.last_row_of_output_only = true;  // only the last position's logits are sampled
   mo.inputs_by_pointer = KvCache::input_candidates(*fwd);  // a cache passed as inputs: read in place
-  PTE_TRY(r->program_->load_method(options.method, mo, &r->method_));
-  PTE_TRY(r->read_metadata().context(options.model_path));
-  PTE_TRY(KvCache::attach(*r->method_, r->meta_.max_context_len, &r->cache_).context(options.model_path));
-  r->model_path_ = options.model_path;
-  r->load_ms_ = now_ms() - t0;
-  *out = std::move(r);
+  PTE_TRY(program_->load_method(options.method, mo, &method_));
+  PTE_TRY(read_metadata().context(options.model_path));
+  PTE_TRY(KvCache::attach(*method_, meta_.max_context_len, &cache_).context(options.model_path));
+  model_path_ = options.model_path;
+  options_ = options;
   return Status::ok();
 }
 
@@ -352,6 +372,10 @@ Status TextRunner::generate_ids(const std::vector<int32_t>& ids, const Generatio
   st.stop_reason = "max_new_tokens";
   std::vector<int32_t> recent = history_;  // for the repetition penalty
   for (int produced = 0; limit < 0 || produced < limit; ++produced) {
+    if (config.cancelled && config.cancelled()) {
+      st.stop_reason = "cancelled";
+      break;
+    }
     int32_t next = sampler_.sample(logits, recent);
     if (produced == 0) st.ttft_ms = now_ms() - t0;
     ++st.generated_tokens;

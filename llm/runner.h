@@ -40,13 +40,16 @@ struct GenerationConfig {
   std::string system_prompt;  // with chat: a system message before the prompt
   bool ignore_eos = false;
   std::vector<std::string> stop;  // generation ends before the first of these in the text
+  // When set, asked before each token: true ends generation there (stop_reason
+  // "cancelled"; a server whose client went away).
+  std::function<bool()> cancelled;
 };
 
 struct GenerationStats {
   double load_ms = 0, prefill_ms = 0, decode_ms = 0, ttft_ms = 0;
   int prompt_tokens = 0, generated_tokens = 0;
   long peak_rss_kb = 0;
-  std::string stop_reason;  // "eos", "max_new_tokens", "context_full", "stop_string"
+  std::string stop_reason;  // "eos", "max_new_tokens", "context_full", "stop_string", "cancelled"
   int64_t start_position = 0, end_position = 0;  // tokens in the cache before / after
   std::string text;                 // what was streamed (cut before a stop string)
   std::vector<int32_t> prompt_ids;  // the prompt as encoded
@@ -70,6 +73,10 @@ struct ModelMetadata {
 class TextRunner {
  public:
   static Status create(const RunnerOptions& options, std::unique_ptr<TextRunner>* out);
+  // Another runner over the same mapped program (a server's slot): its own method
+  // instance, KV cache and tokenizer; constants are read in place from the same mapping
+  // (weights a delegate packs at load are packed again for this method).
+  Status another(std::unique_ptr<TextRunner>* out) const;
 
   // Streams decoded text to `on_text` as tokens are produced (never splitting a
   // UTF-8 character). The prompt is added to what the cache already holds.
@@ -110,7 +117,10 @@ class TextRunner {
   Status forward(const int32_t* ids, int64_t n, const float** logits);
   Status step(int32_t id, const float** logits);
 
-  std::unique_ptr<Program> program_;
+  Status load(const RunnerOptions& options);
+
+  RunnerOptions options_;
+  std::shared_ptr<Program> program_;
   std::unique_ptr<Method> method_;
   std::unique_ptr<Tokenizer> tok_;
   mutable std::unique_ptr<ChatTemplate> chat_;  // parsed on first use

@@ -7,7 +7,8 @@
 set -euo pipefail
 pkgs=(meson ninja-build pkg-config g++ flatbuffers-compiler libflatbuffers-dev libxnnpack-dev
       libcpuinfo-dev libpthreadpool-dev doctest-dev clang libclang-rt-14-dev ccache
-      crossbuild-essential-arm64 crossbuild-essential-armhf qemu-user)
+      crossbuild-essential-arm64 crossbuild-essential-armhf qemu-user
+      libcpp-httplib-dev)  # pte-run serve (left out of the build without it)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
