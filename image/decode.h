@@ -6,8 +6,8 @@
 // 255, which we do not copy: we keep the high byte too). CMYK / YCCK JPEGs, other formats,
 // files larger than the file limit or whose header claims more than the pixel limit
 // (checked from the header, before any pixel is decoded) and damaged or truncated files are
-// refused with one line naming the file. EXIF orientation is not applied (PIL's exif_transpose
-// in transformers' load_image is).
+// refused with one line naming the file. The EXIF orientation (JPEG APP1, PNG eXIf before the
+// image data) is applied as transformers' load_image applies it (PIL's exif_transpose): exif.h.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -30,6 +30,7 @@ struct RgbImage {
 
 struct DecodeOptions {
   uint64_t max_pixels = kDefaultMaxPixels;
+  bool exif_orientation = true;  // rotate / flip as the EXIF Orientation tag says
 };
 
 enum class Format { Unknown, Png, Jpeg, Gif, Bmp, Webp, Tiff };

@@ -14,6 +14,7 @@
 #include <jerror.h>
 
 #include "image/decode.h"
+#include "image/exif.h"
 
 namespace pte::image {
 
@@ -30,6 +31,7 @@ struct JpegState {
   const std::string* name = nullptr;
   const DecodeOptions* opt = nullptr;
   bool over_limit = false, cmyk = false;
+  int orientation = 0;
   std::vector<uint8_t>* pixels = nullptr;
 };
 
@@ -62,7 +64,11 @@ void on_progress(j_common_ptr c) {
 bool run(JpegState* s, const uint8_t* data, size_t size) {
   if (setjmp(s->jump)) return false;
   jpeg_mem_src(&s->cinfo, const_cast<unsigned char*>(data), static_cast<unsigned long>(size));
+  jpeg_save_markers(&s->cinfo, JPEG_APP0 + 1, 0xFFFF);
   jpeg_read_header(&s->cinfo, TRUE);
+  for (jpeg_saved_marker_ptr m = s->cinfo.marker_list; m && !s->orientation; m = m->next)
+    if (m->marker == JPEG_APP0 + 1 && m->data_length > 6 && std::memcmp(m->data, "Exif\0\0", 6) == 0)
+      s->orientation = exif_orientation(m->data + 6, m->data_length - 6);
   if (!check_dimensions(s->cinfo.image_width, s->cinfo.image_height, *s->name, *s->opt)) {
     s->over_limit = true;
     return false;
@@ -117,6 +123,7 @@ Status decode_jpeg(const uint8_t* data, size_t size, const std::string& name, co
   out->width = static_cast<int>(ow);
   out->height = static_cast<int>(oh);
   out->rgb = std::move(pixels);
+  if (opt.exif_orientation) apply_orientation(s->orientation, out);
   return Status::ok();
 }
 

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "image/decode.h"
+#include "image/exif.h"
 
 namespace pte::image {
 
@@ -23,6 +24,7 @@ struct PngState {
   png_infop info = nullptr;
   uint32_t width = 0, height = 0;
   bool over_limit = false;
+  int orientation = 0;
   std::vector<uint8_t>* pixels = nullptr;
   std::vector<png_bytep>* rows = nullptr;
 };
@@ -54,6 +56,14 @@ bool run(PngState* s) {
     s->over_limit = true;
     return false;
   }
+#ifdef PNG_eXIf_SUPPORTED
+  png_uint_32 exif_size = 0;
+  png_bytep exif = nullptr;
+  if (png_get_eXIf_1(s->png, s->info, &exif_size, &exif) && exif) {
+    const bool prefixed = exif_size > 6 && std::memcmp(exif, "Exif\0\0", 6) == 0;  // some writers keep JPEG's prefix
+    s->orientation = prefixed ? exif_orientation(exif + 6, exif_size - 6) : exif_orientation(exif, exif_size);
+  }
+#endif
   if (color == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(s->png);
   if ((color & PNG_COLOR_MASK_COLOR) == 0 && depth < 8) png_set_expand_gray_1_2_4_to_8(s->png);
   if (depth == 16) png_set_strip_16(s->png);  // the high byte, as PIL's RGB;16B / LA;16B
@@ -97,6 +107,7 @@ Status decode_png(const uint8_t* data, size_t size, const std::string& name, con
   out->width = static_cast<int>(s.width);
   out->height = static_cast<int>(s.height);
   out->rgb = std::move(pixels);
+  if (opt.exif_orientation) apply_orientation(s.orientation, out);
   return Status::ok();
 }
 

@@ -1,5 +1,6 @@
 // Image classification (image/, bin/classify.cpp) on the fixtures written by
-// fixtures/exporters/images.py: decoded pixels equal PIL's Image.open(f).convert("RGB"),
+// fixtures/exporters/images.py: decoded pixels equal PIL's Image.open(f).convert("RGB")
+// after ImageOps.exif_transpose (transformers' load_image),
 // resizes equal PIL's Image.resize (each filter, down and up), pixel values equal
 // transformers' slow image processors (ViTImageProcessor, ConvNextImageProcessor with
 // crop_pct) within 1e-6, logits within 1e-4 of transformers' and 1e-5 of the official
@@ -20,6 +21,7 @@
 #include "cli_spawn.h"
 #include "image/classifier.h"
 #include "image/decode.h"
+#include "image/exif.h"
 #include "image/preprocess.h"
 #include "image/resize.h"
 #include "util/json.h"
@@ -79,8 +81,10 @@ pte::Status decode(const std::string& bytes, pte::image::RgbImage* out, uint64_t
 
 }  // namespace
 
-TEST_CASE("image: decoded pixels equal PIL's convert(\"RGB\") (RGB, RGBA, gray, palette+tRNS, 16-bit, JPEG 4:2:0, gray, progressive)") {
-  const char* files[] = {"rgb.png", "alpha.png", "gray.png", "palette.png", "rgb16.png", "photo.jpg", "gray.jpg", "progressive.jpg"};
+TEST_CASE("image: decoded pixels equal PIL's exif_transpose + convert(\"RGB\") (RGB, RGBA, gray, palette+tRNS, 16-bit, JPEG 4:2:0, gray, progressive, EXIF orientations 2-8)") {
+  const char* files[] = {"rgb.png", "alpha.png", "gray.png", "palette.png", "rgb16.png", "photo.jpg", "gray.jpg",
+                         "progressive.jpg", "orient2.jpg", "orient3.jpg", "orient4.jpg", "orient5.jpg", "orient6.jpg",
+                         "orient7.jpg", "orient8.jpg", "orient6.png"};
   for (const char* f : files) {
     CAPTURE(f);
     std::string name = f;
@@ -270,6 +274,14 @@ TEST_CASE("image: decoders survive every truncation and seeded byte mutations (n
         ++refused;
       }
     }
+  }
+  // EXIF blocks of random bytes behind a valid TIFF header: an orientation 0-8, no out-of-bounds read
+  for (int k = 0; k < 2000; ++k) {
+    std::vector<uint8_t> b(8 + rng() % 64);
+    for (auto& x : b) x = static_cast<uint8_t>(rng() % 4 ? rng() % 24 : rng());
+    std::memcpy(b.data(), k % 2 ? "II*\0" : "MM\0*", 4);
+    const int o = pte::image::exif_orientation(b.data(), b.size());
+    CHECK((o >= 0 && o <= 8));
   }
   MESSAGE("decoded " << decoded << ", refused " << refused);
   CHECK(refused > 0);
