@@ -97,7 +97,8 @@ Status parse_preprocess_config(const json::Value& v, const std::string& name, Pr
   }
   c->do_rescale = flag(v, "do_rescale", true);
   if (const json::Value* f = v.find("rescale_factor"); f && f->is_number()) c->rescale_factor = f->as_double();
-  c->do_normalize = flag(v, "do_normalize", true);
+  // processors without a normalise step (MobileViT) write neither the flag nor mean / std
+  c->do_normalize = flag(v, "do_normalize", v.find("image_mean") || v.find("image_std"));
   PTE_TRY(read_triple(v.find("image_mean"), "image_mean", name, c->mean));
   PTE_TRY(read_triple(v.find("image_std"), "image_std", name, c->std));
   for (float s : c->std)

@@ -10,7 +10,8 @@
 //   do_center_crop, crop_size ({"height", "width"} or a number; zero-padded when larger, as
 //     transformers' center_crop),
 //   do_rescale, rescale_factor (float64 product cast to float32, as transformers),
-//   do_normalize, image_mean, image_std (float32 arithmetic, as transformers),
+//   do_normalize (default: whether image_mean / image_std are given), image_mean, image_std
+//     (float32 arithmetic, as transformers),
 //   do_flip_channel_order (MobileViT: RGB -> BGR).
 // Refused with one line: do_pad, rescale_offset, size with longest_edge / max_size.
 #pragma once

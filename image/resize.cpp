@@ -162,6 +162,19 @@ Status resize(const RgbImage& in, int width, int height, Filter filter, RgbImage
   }
   const bool need_h = width != in.width, need_v = height != in.height;
   const Taps tv = taps_for(in.height, height, filter);
+  // Pillow 13 runs the vertical pass first when the height loses more than twice as many
+  // pixels as the width (the 8-bit intermediate then differs from horizontal-first)
+  const int64_t dh = int64_t{in.height} - height, dw = int64_t{in.width} - width;
+  if (need_h && need_v && dh > 0 && dh > dw * 2) {
+    std::vector<uint8_t> tmp(static_cast<size_t>(in.width) * height * 3);
+    vertical(in.rgb.data(), in.width, 0, tv, height, tmp.data());
+    const Taps th = taps_for(in.width, width, filter);
+    out->width = width;
+    out->height = height;
+    out->rgb.resize(static_cast<size_t>(width) * height * 3);
+    horizontal(tmp.data(), in.width, 0, height, th, width, out->rgb.data());
+    return Status::ok();
+  }
   // rows of the input the vertical pass reads
   const int row0 = need_v ? tv.first[0] : 0;
   const int row1 = need_v ? tv.first[height - 1] + tv.count[height - 1] : in.height;

@@ -2,7 +2,10 @@
 // processors call), so the pixels equal PIL's: a separable convolution whose filter support
 // is widened by the downscale factor (antialiasing), coefficients normalised per output
 // pixel and rounded to 22-bit fixed point, the horizontal pass first into an 8-bit image,
-// then the vertical pass, each rounded and clipped to 0..255. Same size: a copy.
+// then the vertical pass, each rounded and clipped to 0..255; the vertical pass first when the
+// height loses more than twice as many pixels as the width (Pillow 13's order; Pillow 12 and
+// earlier always went horizontal first, which differs by one level in some pixels of such
+// resizes). Same size: a copy.
 #pragma once
 #include "image/decode.h"
 #include "pte/status.h"

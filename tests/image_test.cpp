@@ -85,7 +85,7 @@ TEST_CASE("image: decoded pixels equal PIL's exif_transpose + convert(\"RGB\") (
   const char* files[] = {"rgb.png", "alpha.png", "gray.png", "palette.png", "rgb16.png", "photo.jpg", "gray.jpg",
                          "progressive.jpg", "orient2.jpg", "orient3.jpg", "orient4.jpg", "orient5.jpg", "orient6.jpg",
                          "orient7.jpg", "orient8.jpg", "orient6.png"};
-  for (const char* f : files) {
+  for (const std::string f : files) {
     CAPTURE(f);
     std::string name = f;
     std::replace(name.begin(), name.end(), '.', '_');
@@ -96,7 +96,7 @@ TEST_CASE("image: decoded pixels equal PIL's exif_transpose + convert(\"RGB\") (
   }
 }
 
-TEST_CASE("image: resize equals PIL's Image.resize (bilinear, bicubic, lanczos, box, hamming; down, up, same size)") {
+TEST_CASE("image: resize equals PIL's Image.resize (bilinear, bicubic, lanczos, box, hamming; down, up, same size, vertical pass first)") {
   pte::json::Value cases = json_file(kInputs + "resize_cases.json");
   REQUIRE(cases.size() >= 10);
   for (const auto& c : cases.items()) {
@@ -137,6 +137,36 @@ TEST_CASE("image: pixel values equal transformers' image processor (ViT warp, Co
       REQUIRE_MESSAGE(s, s.message());
       pte::util::HostTensor want = npy(dir + it.find("pixel_values")->as_string());
       REQUIRE(want.dtype == pte::DType::Float);
+      REQUIRE(want.shape == std::vector<int64_t>{3, h, w});
+      const float* wp = reinterpret_cast<const float*>(want.bytes.data());
+      double worst = 0;
+      for (size_t i = 0; i < px.size(); ++i) worst = std::max(worst, std::fabs(double(px[i]) - wp[i]));
+      CHECK(worst <= 1e-6);
+    }
+  }
+}
+
+TEST_CASE("image: pixel values equal transformers' CLIP, DeiT, Bit (zero-padded crop), MobileViT (channel flip) and ViT lanczos processors") {
+  const char* procs[] = {"clip", "deit", "bit_pad", "mobilevit", "vit_lanczos"};
+  const char* images[] = {"photo.jpg", "alpha.png", "gray.jpg"};
+  for (const std::string p : procs) {
+    CAPTURE(p);
+    const std::string dir = kInputs + "processors/" + p + "/";
+    pte::image::PreprocessConfig cfg;
+    pte::Status s = pte::image::load_preprocess_config(dir + "preprocessor_config.json", &cfg);
+    REQUIRE_MESSAGE(s, s.message());
+    for (const std::string f : images) {
+      CAPTURE(f);
+      std::string name = f;
+      std::replace(name.begin(), name.end(), '.', '_');
+      pte::image::RgbImage img;
+      s = pte::image::decode_image_file(kInputs + f, {}, &img);
+      REQUIRE_MESSAGE(s, s.message());
+      std::vector<float> px;
+      int h = 0, w = 0;
+      s = pte::image::preprocess(img, cfg, &px, &h, &w);
+      REQUIRE_MESSAGE(s, s.message());
+      pte::util::HostTensor want = npy(dir + "pv_" + name + ".npy");
       REQUIRE(want.shape == std::vector<int64_t>{3, h, w});
       const float* wp = reinterpret_cast<const float*>(want.bytes.data());
       double worst = 0;
