@@ -373,6 +373,12 @@ TEST_CASE("image: pte-run MODEL.pte IMAGE prints the top-k labels; bad images ge
     CHECK(r.err.find(b.want) != std::string::npos);
     CHECK(r.out.empty());
   }
+  r = pte_test::run_pte_run({"info", model});
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  CHECK(r.out.find("image classification") != std::string::npos);
+  r = pte_test::run_pte_run({model, kInputs + "rgb.png", "--top-k", "0"});
+  CHECK(r.code == 2);
+  CHECK(pte_test::count_lines(r.err) == 1);
   r = pte_test::run_pte_run({model, kInputs + "rgb.png", "--max-pixels", "100"});
   CHECK(r.code == 1);
   CHECK(pte_test::count_lines(r.err) == 1);
