@@ -24,9 +24,14 @@ int cmd_fill_mask(int argc, char** argv);
 int cmd_embed(int argc, char** argv);
 bool is_encoder_file(const std::string& path);
 std::string encoder_task_text(const ProgramInfo& info);  // "" when not an encoder program
-// The task pte-run info shows: the encoder's, else the seq2seq / generation one ("" if none).
+// classify.cpp: image classification (pte-run VIT.pte cat.jpg).
+int cmd_classify(int argc, char** argv);
+bool is_image_classifier_file(const std::string& path);
+std::string image_task_text(const ProgramInfo& info);  // "" when not an image classifier
+// The task pte-run info shows: the encoder's or image classifier's, else the seq2seq / generation one ("" if none).
 inline std::string program_task(const ProgramInfo& info) {
   std::string t = encoder_task_text(info);
+  if (t.empty()) t = image_task_text(info);
   return t.empty() ? task_of(info) : t;
 }
 

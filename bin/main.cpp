@@ -14,6 +14,7 @@ void usage(std::FILE* f) {
                "  pte-run T5.pte \"text\" | WHISPER.pte speech.wav [options]   encoder-decoder models\n"
                "  pte-run chat MODEL.pte [options]               interactive chat (see pte-run chat --help)\n"
                "  pte-run BERT.pte \"Paris is the [MASK] of France.\" [--top-k K] [--json]   fill-mask\n"
+               "  pte-run VIT.pte cat.jpg [IMAGE...] [--top-k K] [--json]   image classification\n"
                "  pte-run embed MODEL.pte \"text\"... | --input-file F [--pooling P] [--normalize] [--similarity] [--json] [--out F.npy]\n"
                "  pte-run serve MODEL.pte [--host H] [--port P] [--api-key K] [--parallel N]   OpenAI-compatible HTTP server\n"
                "  pte-run info MODEL.pte [--data F.ptd]... [--json]\n"
@@ -69,6 +70,7 @@ int main(int argc, char** argv) {
   if (!std::strcmp(cmd, "verify")) return pte::cli::cmd_verify(argc - 1, argv + 1);
   if (!std::strcmp(cmd, "embed")) return pte::cli::cmd_embed(argc - 1, argv + 1);
   if (!std::strcmp(cmd, "fill-mask")) return pte::cli::cmd_fill_mask(argc - 1, argv + 1);
+  if (!std::strcmp(cmd, "classify")) return pte::cli::cmd_classify(argc - 1, argv + 1);
   if (!std::strcmp(cmd, "generate")) {
     if (argc > 2 && pte::cli::is_seq2seq_file(argv[2])) return pte::cli::cmd_seq2seq(argc - 1, argv + 1);
     return pte::cli::cmd_generate(argc - 1, argv + 1);
@@ -77,5 +79,6 @@ int main(int argc, char** argv) {
   if (!std::strcmp(cmd, "serve")) return pte::cli::cmd_serve(argc - 1, argv + 1);
   if (pte::cli::is_seq2seq_file(cmd)) return pte::cli::cmd_seq2seq(argc, argv);  // T5, Bart, Whisper
   if (pte::cli::is_encoder_file(cmd)) return pte::cli::cmd_fill_mask(argc, argv);  // BERT family
+  if (pte::cli::is_image_classifier_file(cmd)) return pte::cli::cmd_classify(argc, argv);  // ViT, ResNet, ...
   return pte::cli::cmd_generate(argc, argv);
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes the sysroot the ARM cross builds link against: the Debian -dev packages of
-# cpuinfo, pthreadpool and XNNPACK (and their runtime libraries) for arm64 or armhf,
+# cpuinfo, pthreadpool, XNNPACK, libpng and libjpeg-turbo (and their runtime libraries) for arm64 or armhf,
 # fetched with `apt-get download` and unpacked with `dpkg -x` into .sysroot/<triplet>/
 # (git-ignored). `apt-get install libcpuinfo-dev:arm64` does not work on an amd64
 # host: libpthreadpool-dev is not Multi-Arch: same, and libcpuinfo-dev:arm64 collides
@@ -20,7 +20,8 @@ case "$arch" in
 esac
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dest="$root/.sysroot/$triplet"
-pkgs=(libcpuinfo-dev libcpuinfo0 libpthreadpool-dev libpthreadpool0 libxnnpack-dev libxnnpack0)
+pkgs=(libcpuinfo-dev libcpuinfo0 libpthreadpool-dev libpthreadpool0 libxnnpack-dev libxnnpack0
+      libpng-dev libpng16-16 zlib1g libjpeg62-turbo-dev libjpeg62-turbo)
 stamp="$dest/.done"
 want="$(for p in "${pkgs[@]}"; do apt-cache policy "$p:$arch" | sed -n 's/^ *Candidate: //p'; done | tr '\n' ' ')"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then

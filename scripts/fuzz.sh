@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (clang, ASan + UBSan) and fuzzes the loader for a
 # bounded time.
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET]      defaults: 60 s, fuzz_loader
+#   scripts/fuzz.sh [SECONDS] [TARGET]      defaults: 60 s, fuzz_loader (also fuzz_json, fuzz_image)
 #
 # Seeds: the shared corpus (../shared/pte-corpus: .pte, .bpte, .ptd and program+.ptd
 # pairs) and fixtures/data/*/model.pte, copied at run time into fuzz/corpus-work/
@@ -65,6 +65,12 @@ if [ "$TARGET" = fuzz_loader ]; then
     done
   fi
   MAX_LEN=65536
+elif [ "$TARGET" = fuzz_image ]; then
+  # Image seeds: the committed test images (PNG, JPEG, progressive, palette, 16-bit, CMYK, huge headers).
+  for f in fixtures/data/image_inputs/*.png fixtures/data/image_inputs/*.jpg; do
+    [ -f "$f" ] && cp "$f" "$SEEDS/$(basename "$f")"
+  done
+  MAX_LEN=16384
 else
   # JSON seeds: the fixture manifest and small hand-written documents.
   [ -f fixtures/data/manifest.json ] && cp fixtures/data/manifest.json "$SEEDS/manifest.json"

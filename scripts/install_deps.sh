@@ -6,7 +6,7 @@
 # those architectures in dpkg's list: added here).
 set -euo pipefail
 pkgs=(meson ninja-build pkg-config g++ flatbuffers-compiler libflatbuffers-dev libxnnpack-dev
-      libcpuinfo-dev libpthreadpool-dev doctest-dev clang libclang-rt-14-dev ccache
+      libcpuinfo-dev libpthreadpool-dev libpng-dev libjpeg62-turbo-dev doctest-dev clang libclang-rt-14-dev ccache
       crossbuild-essential-arm64 crossbuild-essential-armhf qemu-user
       libcpp-httplib-dev)  # pte-run serve (left out of the build without it)
 missing=()

@@ -20,4 +20,4 @@ unset LD_LIBRARY_PATH
 # space makes such mappings fail as they would on a small board (the loader then refuses
 # the plan cleanly). 32-bit guests are bounded by their 4 GiB anyway.
 if [ "$tri" = aarch64-linux-gnu ]; then export QEMU_RESERVED_VA="${QEMU_RESERVED_VA:-16G}"; fi
-exec "$qemu" -L "/usr/$tri" -E "LD_LIBRARY_PATH=/usr/$tri/lib:$root/.sysroot/$tri/usr/lib/$tri" "$@"
+exec "$qemu" -L "/usr/$tri" -E "LD_LIBRARY_PATH=/usr/$tri/lib:$root/.sysroot/$tri/usr/lib/$tri:$root/.sysroot/$tri/lib/$tri" "$@"
