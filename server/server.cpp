@@ -201,12 +201,33 @@ void Server::Impl::completions(const httplib::Request& http_req, httplib::Respon
   };
 
   if (!req.stream) {
-    SlotResult r;  // r.gen.text: the whole text (cut before a stop string)
-    Status s = pool->run(*ids, *cfg, [](const std::string&) {}, &r);
-    if (!s) return send_error(res, 500, "generation failed: " + s.message());
-    Usage u;
-    finish(r, &u);
-    return send_json(res, 200, completion_body(chat, id, created, model_id, r.gen.text, finish_reason(r.gen.stop_reason), u));
+    // Generated inside a content provider, as a stream is, so that the connection can be
+    // asked before each token: a client that leaves stops its generation. The body is the
+    // one JSON object, sent (chunked) when the reply is done.
+    res.set_chunked_content_provider(
+        "application/json", [this, ids, cfg, ticket, id, created, chat, finish](size_t, httplib::DataSink& sink) {
+          bool gone = false;
+          cfg->cancelled = [&] {
+            if (!gone && !sink.is_writable()) gone = true;
+            return gone;
+          };
+          SlotResult r;  // r.gen.text: the whole text (cut before a stop string)
+          Status s = pool->run(*ids, *cfg, [](const std::string&) {}, &r);
+          cfg->cancelled = nullptr;
+          std::string body;
+          if (!s) {
+            body = error_body("generation failed: " + s.message(), "server_error", 500);
+          } else {
+            Usage u;
+            finish(r, &u);
+            if (r.gen.stop_reason == "cancelled") metrics.cancelled++;
+            body = completion_body(chat, id, created, model_id, r.gen.text, finish_reason(r.gen.stop_reason), u);
+          }
+          if (gone || !sink.write(body.data(), body.size())) return false;  // the client went away: close
+          sink.done();
+          return true;
+        });
+    return;
   }
 
   const bool include_usage = req.include_usage;

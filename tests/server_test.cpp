@@ -519,6 +519,55 @@ TEST_CASE("server: a client leaving mid-stream frees its slot; a full queue answ
   CHECK(parse(h->body).find("slots_busy")->as_int() == 0);
 }
 
+TEST_CASE("server: a non-streaming client that leaves stops its generation too") {
+  Running s(chat_options(1));
+  auto cancelled = [&] {
+    const std::string key = "\npte_requests_cancelled_total ";
+    auto m = s.client().Get("/metrics");
+    size_t at = m ? m->body.find(key) : std::string::npos;
+    return at == std::string::npos ? -1LL : std::atoll(m->body.c_str() + at + key.size());
+  };
+  const long long before = cancelled();
+  REQUIRE(before >= 0);
+  // A raw connection sends a long non-streaming request and closes at once; the generation
+  // notices at its next token. (If it ever ran to its end first, the attempt proves nothing
+  // and is made again.)
+  int attempts = 0;
+  for (; attempts < 5 && cancelled() == before; ++attempts) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(s.port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    const std::string body = chat_body("tell me a long story", 230, false);
+    const std::string msg = "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                            "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+    REQUIRE(::send(fd, msg.data(), msg.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(msg.size()));
+    ::close(fd);
+    // the slot comes back and serves the next request
+    bool served = false;
+    for (int i = 0; i < 200 && !served; ++i) {
+      auto r = s.post("/v1/chat/completions", chat_body("hi", 2));
+      REQUIRE(r);
+      served = r->status == 200;
+      if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    CHECK(served);
+  }
+  MESSAGE("attempts: " << attempts);
+  CHECK(cancelled() > before);
+  // and a non-streaming reply still arrives whole (chunked), equal in shape to before
+  auto r = s.post("/v1/chat/completions", chat_body("hi", 4));
+  REQUIRE(r);
+  CHECK(r->status == 200);
+  CHECK(r->get_header_value("Content-Type").find("application/json") == 0);
+  const Value v = parse(r->body);
+  REQUIRE(v.find("choices") != nullptr);
+  CHECK(v.find("usage")->find("completion_tokens")->as_int() == 4);
+}
+
 TEST_CASE("server: 4 clients x 3 requests over 2 slots: all served, each text the greedy one") {
   const std::vector<std::string> prompts{"hi", "hello there", "what is 2+2?", "name a colour"};
   std::vector<std::string> want;
