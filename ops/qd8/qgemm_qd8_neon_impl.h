@@ -1,6 +1,7 @@
 // qd8 GEMM, aarch64 NEON: the kernel body shared by qgemm_qd8_neon.cpp (widening
-// multiplies) and qgemm_qd8_neondot.cpp (SDOT; that file is compiled for ARMv8.2-A +
-// dotprod, this code then with it). See qgemm_qd8_neon.cpp. Internal header.
+// multiplies), qgemm_qd8_neondot.cpp (SDOT; that file is compiled for ARMv8.2-A +
+// dotprod, this code then with it) and the i8mm kernel's edges. See qgemm_qd8_neon.cpp.
+// Internal header.
 #pragma once
 #include <arm_neon.h>
 
@@ -25,8 +26,78 @@ inline int32_t weight(const QGemm& q, const uint8_t* row, int64_t k) {
   return static_cast<int32_t>((k & 1) ? (b >> 4) : (b & 15)) - 8;
 }
 
+// The epilogue's ops, one output per lane (as Qd8Ops1 per output: the same roundings).
+struct Qd8OpsNeon {
+  using F = float32x4_t;
+  using I = int32x4_t;
+  static F add(F a, F b) { return vaddq_f32(a, b); }
+  static F mul(F a, F b) { return vmulq_f32(a, b); }
+  static F fma(F a, F b, F c) { return vfmaq_f32(c, a, b); }  // a * b + c, one rounding
+  static F splat(float v) { return vdupq_n_f32(v); }
+  static F to_float(I v) { return vcvtq_f32_s32(v); }
+};
+
+// Four columns n .. n + 3 of row m at once (block a multiple of 16, U4 blocks from even k):
+// each activation load serves the four weight rows, the four columns' block sums are
+// reduced together (pairwise adds: exact integers) and the float epilogue runs on the four
+// outputs as lanes.
+template <class D>
+inline void qd8_neon_4cols(const QGemm& q, int64_t m, int64_t n) {
+  const int64_t nb = q.K / q.block;
+  const bool has_wsum = qd8_has_wsum(q);
+  const int8_t* x = q.x + m * q.K;
+  const int32_t xz = qd8_dot_zp(q, m);
+  const uint8_t* w[4];
+  float bias[4], ks[4];
+  for (int c = 0; c < 4; ++c) {
+    w[c] = q.w + (n + c) * q.w_row_bytes;
+    bias[c] = q.bias ? q.bias[n + c] : 0.0f;
+    ks[c] = q.ksum ? q.ksum[n + c] : 0.0f;
+  }
+  const int8x16_t ones = vdupq_n_s8(1);
+  float32x4_t acc = q.ksum ? qd8_acc_init<Qd8OpsNeon>(vld1q_f32(ks), q.x_zp[m]) : vdupq_n_f32(0.0f);
+  for (int64_t b = 0; b < nb; ++b) {
+    const int64_t k0 = b * q.block, k1 = k0 + q.block;
+    int32x4_t vd[4], vs[4];
+    for (int c = 0; c < 4; ++c) vd[c] = vdupq_n_s32(0), vs[c] = vdupq_n_s32(0);
+    for (int64_t k = k0; k < k1; k += 16) {
+      const int8x16_t xv = vld1q_s8(x + k);
+      for (int c = 0; c < 4; ++c) {
+        const int8x16_t wv = load_w16(q, w[c], k);
+        vd[c] = D::dot(vd[c], xv, wv);
+        if (!has_wsum) vs[c] = D::dot(vs[c], ones, wv);
+      }
+    }
+    const int32x4_t dots = vpaddq_s32(vpaddq_s32(vd[0], vd[1]), vpaddq_s32(vd[2], vd[3]));  // lane c: column c
+    int32x4_t wsums;
+    if (has_wsum) {
+      int32_t ws[4];
+      for (int c = 0; c < 4; ++c) ws[c] = qd8_wsum(q, b, n + c);
+      wsums = vld1q_s32(ws);
+    } else {
+      wsums = vpaddq_s32(vpaddq_s32(vs[0], vs[1]), vpaddq_s32(vs[2], vs[3]));
+    }
+    const int32x4_t dot = vmlsq_n_s32(dots, wsums, xz);  // dot - xz * wsum
+    float sc[4];
+    for (int c = 0; c < 4; ++c) sc[c] = qd8_scale(q, b, n + c);
+    if (!q.ksum) {  // per channel: one block
+      acc = qd8_output_channel<Qd8OpsNeon>(dot, vdupq_n_f32(q.x_scale[m]), vld1q_f32(sc), vld1q_f32(bias));
+      continue;
+    }
+    acc = qd8_block_step<Qd8OpsNeon>(acc, dot, vld1q_f32(sc));
+  }
+  if (q.ksum) acc = qd8_output<Qd8OpsNeon>(acc, vdupq_n_f32(q.x_scale[m]), vld1q_f32(bias));
+  vst1q_f32(q.y + m * q.N + n, acc);
+}
+
 template <class D>
 inline void qd8_neon_run(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  if (q.block > 0 && q.block % 16 == 0 && n1 - n0 >= 4) {  // four columns at a time, the rest below
+    const int64_t n4 = n0 + (n1 - n0) / 4 * 4;
+    for (int64_t m = m0; m < m1; ++m)
+      for (int64_t n = n0; n < n4; n += 4) qd8_neon_4cols<D>(q, m, n);
+    n0 = n4;
+  }
   const int64_t nb = q.block ? q.K / q.block : 0;
   const bool has_wsum = qd8_has_wsum(q);
   const int8x16_t ones = vdupq_n_s8(1);
