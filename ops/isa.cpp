@@ -73,9 +73,12 @@ Features detect() {
   f.i8mm = (hw2 >> 13) & 1;  // HWCAP2_I8MM
 #endif
 #elif defined(__arm__)
-  if (ok) f.neon = cpuinfo_has_arm_neon();
+  // 32-bit ARM: neon means NEON with VFPv4's fused multiply-adds (NEONv2: Cortex-A7, A15 and
+  // later), which the armv7 NEON kernels use; NEON without VFPv4 (A8, A9) takes the scalar ones
+  if (ok) f.neon = cpuinfo_has_arm_neon_fma();
 #if defined(__linux__)
-  if (!ok) f.neon = (getauxval(AT_HWCAP) >> 12) & 1;  // HWCAP_NEON
+  const unsigned long hw = getauxval(AT_HWCAP);
+  if (!ok) f.neon = ((hw >> 12) & 1) && ((hw >> 16) & 1);  // HWCAP_NEON, HWCAP_VFPv4
 #endif
 #endif
   (void)ok;

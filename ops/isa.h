@@ -14,7 +14,7 @@ struct Features {
   bool avx = false, avx2 = false, fma3 = false, bmi2 = false;
   bool avx512f = false, avx512bw = false, avx512vl = false, avx512vnni = false, avx512bf16 = false;
   bool amx_int8 = false;  // AMX-TILE + AMX-INT8 with the OS's permission for the tile state
-  // ARM (aarch64; armhf reports neon only)
+  // ARM (aarch64; armhf reports neon only, and only with VFPv4's fused multiply-adds)
   bool neon = false, dotprod = false, i8mm = false, fp16_arith = false, bf16 = false, sve = false;
 
   // The classes the kernels dispatch on.

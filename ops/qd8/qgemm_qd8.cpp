@@ -136,8 +136,10 @@ void run_tile(void* ctx, size_t m0, size_t n0, size_t tm, size_t tn) {
     case QIsa::Avx512: qgemm_qd8_avx512(*t.q, t.xp, a, b, c, d); break;
     case QIsa::Avx2: qgemm_qd8_avx2(*t.q, t.xp, a, b, c, d); break;
 #endif
-#if defined(__aarch64__)
+#if defined(__aarch64__) || defined(__arm__)
     case QIsa::Neon: qgemm_qd8_neon(*t.q, a, b, c, d); break;
+#endif
+#if defined(__aarch64__)
     case QIsa::NeonDot: qgemm_qd8_neondot(*t.q, a, b, c, d); break;
     case QIsa::NeonI8mm: qgemm_qd8_neoni8mm(*t.q, a, b, c, d); break;
 #endif
@@ -186,8 +188,14 @@ void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, bool 
   if ((isa == QIsa::NeonI8mm && !mm) || (isa == QIsa::NeonDot && !dot) || (isa == QIsa::Neon && !neon)) isa = QIsa::Scalar;
   if (isa != QIsa::Neon && isa != QIsa::NeonDot && isa != QIsa::NeonI8mm) isa = QIsa::Scalar;
   const bool simd = false;  // (no x86 preparation)
+#elif defined(__arm__)
+  // armv7 NEON (with VFPv4): the widening-multiply kernel; no SDOT or SMMLA in AArch32 here
+  const bool neon = scratch && pte::isa::cpu().neon;
+  if (isa == QIsa::Auto) isa = neon ? QIsa::Neon : QIsa::Scalar;
+  if (isa != QIsa::Neon || !neon) isa = QIsa::Scalar;
+  const bool simd = false;
 #elif !defined(__x86_64__)
-  isa = QIsa::Scalar;  // (armhf and others: the reference)
+  isa = QIsa::Scalar;  // (other CPUs: the reference)
   const bool simd = false;
 #else
   if (isa == QIsa::Neon || isa == QIsa::NeonDot || isa == QIsa::NeonI8mm) isa = QIsa::Scalar;

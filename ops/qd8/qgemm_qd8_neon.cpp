@@ -1,4 +1,4 @@
-// qd8 GEMM, aarch64 NEON (see qgemm_qd8.h): the scalar reference's loops with each
+// qd8 GEMM, NEON (see qgemm_qd8.h; aarch64, and armv7 with NEON and VFPv4): the scalar reference's loops with each
 // block's integer dot product (and weight sum) 16 k at a time in vector registers, read
 // from the filter as the file stores it (no packing, no prepared activations):
 //   I8: 16 weights; U4: 8 bytes, low and high nibbles interleaved back into k order, - 8.
@@ -7,7 +7,12 @@
 // The dot products are exact int32 either way and the float epilogue is the reference's
 // (qd8_block_step / qd8_output per output, in block order), so the result is bit-identical
 // to qgemm_qd8_scalar. Blocks of a length not a multiple of 16 finish the block scalar.
-#if defined(__aarch64__)
+#if defined(__aarch64__) || defined(__arm__)
+#if defined(__arm__)
+// armhf's baseline (ARMv7, VFPv3-D16) has no NEON: this file is compiled for NEON with
+// VFPv4 (fused multiply-adds), and qgemm_qd8 calls it only where the CPU has both (isa.h)
+#pragma GCC target("fpu=neon-vfpv4")
+#endif
 #include "ops/qd8/qgemm_qd8_neon_impl.h"
 
 namespace pte::xnn {
@@ -16,7 +21,7 @@ namespace {
 struct Mull {  // dot of 16 int8 pairs into 4 int32 lanes without SDOT
   static int32x4_t dot(int32x4_t acc, int8x16_t a, int8x16_t b) {
     acc = vpadalq_s16(acc, vmull_s8(vget_low_s8(a), vget_low_s8(b)));
-    return vpadalq_s16(acc, vmull_high_s8(a, b));
+    return vpadalq_s16(acc, vmull_s8(vget_high_s8(a), vget_high_s8(b)));
   }
 };
 }  // namespace
@@ -26,4 +31,4 @@ void qgemm_qd8_neon(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_t 
 }
 
 }  // namespace pte::xnn
-#endif  // defined(__aarch64__)
+#endif  // defined(__aarch64__) || defined(__arm__)

@@ -1,4 +1,4 @@
-// qd8 GEMM, aarch64 NEON: the kernel body shared by qgemm_qd8_neon.cpp (widening
+// qd8 GEMM, NEON (aarch64; armv7 with NEON and VFPv4 too): the kernel body shared by qgemm_qd8_neon.cpp (widening
 // multiplies), qgemm_qd8_neondot.cpp (SDOT; that file is compiled for ARMv8.2-A +
 // dotprod, this code then with it) and the i8mm kernel's edges. See qgemm_qd8_neon.cpp.
 // Internal header.
@@ -11,6 +11,20 @@
 namespace pte::xnn {
 
 namespace {
+
+// The AArch64-only intrinsics this body uses, in armv7 NEON (exact integer adds either way).
+#if defined(__aarch64__)
+inline int32_t qd8_addv(int32x4_t v) { return vaddvq_s32(v); }
+inline int32x4_t qd8_padd(int32x4_t a, int32x4_t b) { return vpaddq_s32(a, b); }
+#else
+inline int32_t qd8_addv(int32x4_t v) {
+  const int32x2_t p = vpadd_s32(vget_low_s32(v), vget_high_s32(v));
+  return vget_lane_s32(vpadd_s32(p, p), 0);
+}
+inline int32x4_t qd8_padd(int32x4_t a, int32x4_t b) {
+  return vcombine_s32(vpadd_s32(vget_low_s32(a), vget_high_s32(a)), vpadd_s32(vget_low_s32(b), vget_high_s32(b)));
+}
+#endif
 
 // 16 weights from k (a multiple of 16 within the row) as int8.
 inline int8x16_t load_w16(const QGemm& q, const uint8_t* row, int64_t k) {
@@ -56,6 +70,10 @@ inline void qd8_neon_4cols(const QGemm& q, int64_t m, int64_t n) {
   }
   const int8x16_t ones = vdupq_n_s8(1);
   float32x4_t acc = q.ksum ? qd8_acc_init<Qd8OpsNeon>(vld1q_f32(ks), q.x_zp[m]) : vdupq_n_f32(0.0f);
+#if defined(__arm__)
+  float acc_s[4];
+  for (int c = 0; c < 4; ++c) acc_s[c] = q.ksum ? qd8_acc_init<Qd8Ops1>(ks[c], q.x_zp[m]) : 0.0f;
+#endif
   for (int64_t b = 0; b < nb; ++b) {
     const int64_t k0 = b * q.block, k1 = k0 + q.block;
     int32x4_t vd[4], vs[4];
@@ -68,26 +86,41 @@ inline void qd8_neon_4cols(const QGemm& q, int64_t m, int64_t n) {
         if (!has_wsum) vs[c] = D::dot(vs[c], ones, wv);
       }
     }
-    const int32x4_t dots = vpaddq_s32(vpaddq_s32(vd[0], vd[1]), vpaddq_s32(vd[2], vd[3]));  // lane c: column c
+    const int32x4_t dots = qd8_padd(qd8_padd(vd[0], vd[1]), qd8_padd(vd[2], vd[3]));  // lane c: column c
     int32x4_t wsums;
     if (has_wsum) {
       int32_t ws[4];
       for (int c = 0; c < 4; ++c) ws[c] = qd8_wsum(q, b, n + c);
       wsums = vld1q_s32(ws);
     } else {
-      wsums = vpaddq_s32(vpaddq_s32(vs[0], vs[1]), vpaddq_s32(vs[2], vs[3]));
+      wsums = qd8_padd(qd8_padd(vs[0], vs[1]), qd8_padd(vs[2], vs[3]));
     }
     const int32x4_t dot = vmlsq_n_s32(dots, wsums, xz);  // dot - xz * wsum
     float sc[4];
     for (int c = 0; c < 4; ++c) sc[c] = qd8_scale(q, b, n + c);
+#if defined(__arm__)
+    // armv7's NEON flushes subnormals to zero whatever FPSCR says: the float epilogue runs
+    // on VFP, one output at a time, as the reference (the integer work above stays vector)
+    int32_t d[4];
+    vst1q_s32(d, dot);
+    for (int c = 0; c < 4; ++c)
+      acc_s[c] = !q.ksum ? qd8_output_channel<Qd8Ops1>(d[c], q.x_scale[m], sc[c], bias[c])
+                         : qd8_block_step<Qd8Ops1>(acc_s[c], d[c], sc[c]);
+#else
     if (!q.ksum) {  // per channel: one block
       acc = qd8_output_channel<Qd8OpsNeon>(dot, vdupq_n_f32(q.x_scale[m]), vld1q_f32(sc), vld1q_f32(bias));
       continue;
     }
     acc = qd8_block_step<Qd8OpsNeon>(acc, dot, vld1q_f32(sc));
+#endif
   }
+#if defined(__arm__)
+  for (int c = 0; c < 4; ++c) q.y[m * q.N + n + c] = q.ksum ? qd8_output<Qd8Ops1>(acc_s[c], q.x_scale[m], bias[c]) : acc_s[c];
+  (void)acc;
+#else
   if (q.ksum) acc = qd8_output<Qd8OpsNeon>(acc, vdupq_n_f32(q.x_scale[m]), vld1q_f32(bias));
   vst1q_f32(q.y + m * q.N + n, acc);
+#endif
 }
 
 template <class D>
@@ -118,7 +151,7 @@ inline void qd8_neon_run(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int
           vd = D::dot(vd, vld1q_s8(x + k), wv);
           if (!has_wsum) vs = D::dot(vs, ones, wv);
         }
-        int32_t dot = vaddvq_s32(vd), wsum = vaddvq_s32(vs);
+        int32_t dot = qd8_addv(vd), wsum = qd8_addv(vs);
         for (int64_t k = kv; k < k1; ++k) {
           const int32_t wk = weight(q, w, k);
           dot += static_cast<int32_t>(x[k]) * wk, wsum += wk;

@@ -169,6 +169,9 @@ std::vector<QIsa> simd_isas() {
   if (pte::linalg::cpu_has_avx2_fma()) v.push_back(QIsa::Avx2);
   if (cpu_has_avx512_vnni()) v.push_back(QIsa::Avx512);
   if (cpu_has_amx_int8()) v.push_back(QIsa::Amx);
+#if defined(__arm__)
+  if (pte::isa::cpu().neon) v.push_back(QIsa::Neon);
+#endif
 #if defined(__aarch64__)
   if (pte::isa::cpu().neon) v.push_back(QIsa::Neon);
   if (pte::isa::cpu().dotprod) v.push_back(QIsa::NeonDot);
@@ -273,6 +276,8 @@ TEST_CASE("qgemm_qd8: SIMD kernels are bit-identical to the scalar reference") {
               qgemm_qd8_avx512(c.q, scratch.data(), 1, c.M, 16, c.N);
             else
               qgemm_qd8_avx2(c.q, scratch.data(), 1, c.M, 16, c.N);
+#elif defined(__arm__)
+            qgemm_qd8_neon(c.q, 1, c.M, 16, c.N);
 #elif defined(__aarch64__)
             if (isa == QIsa::NeonI8mm)
               qgemm_qd8_neoni8mm(c.q, 1, c.M, 16, c.N);
