@@ -262,7 +262,7 @@ bool cpu_has_avx512f() { return isa::cpu().avx512f && cpu_has_avx2_fma(); }
 GemmIsa gemm_auto_isa() {
   // PTE_GEMM_ISA=scalar|avx2|avx512f caps the choice (A/B timing); read once.
   static const GemmIsa isa = [] {
-#if defined(__aarch64__)
+#if defined(__aarch64__) || defined(__arm__)
     const GemmIsa best = isa::cpu().neon ? GemmIsa::Neon : GemmIsa::Scalar;
 #else
     const GemmIsa best = cpu_has_avx512f() ? GemmIsa::Avx512f : cpu_has_avx2_fma() ? GemmIsa::Avx2Fma : GemmIsa::Scalar;
@@ -323,7 +323,7 @@ void gemm_f32(int nthreads, const GemmF32& g, GemmIsa isa) {
           jb.gemv ? gemv_f32_avx2_fma(gg, bi, j0, j1) : gemm_small_m_f32_avx2_fma(gg, bi, j0, j1);
           break;
 #endif
-#if defined(__aarch64__)
+#if defined(__aarch64__) || defined(__arm__)
         case GemmIsa::Neon:
           jb.gemv ? gemv_f32_neon(gg, bi, j0, j1) : gemm_small_m_f32_neon(gg, bi, j0, j1);
           break;
@@ -365,7 +365,7 @@ void gemm_f32(int nthreads, const GemmF32& g, GemmIsa isa) {
       case GemmIsa::Avx512f: gemm_f32_avx512f(gg, bi, i0, i1, j0, j1); break;
       case GemmIsa::Avx2Fma: gemm_f32_avx2_fma(gg, bi, i0, i1, j0, j1); break;
 #endif
-#if defined(__aarch64__)
+#if defined(__aarch64__) || defined(__arm__)
       case GemmIsa::Neon: gemm_f32_neon(gg, bi, i0, i1, j0, j1); break;
 #endif
       default: gemm_f32_scalar(gg, bi, i0, i1, j0, j1);

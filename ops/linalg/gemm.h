@@ -63,7 +63,7 @@ bool cpu_has_avx2_fma();
 // True when this CPU runs the AVX-512F kernels (and the AVX2+FMA ones).
 bool cpu_has_avx512f();
 
-// x86 ordered by capability (Auto aside); Neon: aarch64 (gemm_neon.cpp).
+// x86 ordered by capability (Auto aside); Neon: aarch64, armv7 with VFPv4 (gemm_neon.cpp).
 enum class GemmIsa { Auto, Scalar, Avx2Fma, Avx512f, Neon };
 // What Auto means on this CPU: the widest of AVX-512F, AVX2+FMA, scalar on x86-64, NEON
 // on aarch64; the environment variable PTE_GEMM_ISA=scalar|avx2 caps it (timing

@@ -1,10 +1,16 @@
-// pte-run linalg: aarch64 NEON f32 kernels (see gemm.h): a 6x16 GEMM micro-kernel over the
+// pte-run linalg: NEON f32 kernels (see gemm.h; aarch64, and armv7 with NEON and VFPv4): a 6x16 GEMM micro-kernel over the
 // shared blocking of gemm_impl.h, the M == 1 GEMV (4-lane partial sums, two accumulators
 // per weight row) and the 2 <= M <= 8 small-M dot products. NEON (Advanced SIMD) is part
 // of every aarch64 CPU: gemm_f32 takes these wherever pte-run is built for aarch64.
 // Fused multiply-adds (vfmaq_f32), as the AVX2 kernels: within the reference's tolerance,
 // not bit-equal to the scalar loops (which round each product).
-#if defined(__aarch64__)
+#if defined(__aarch64__) || defined(__arm__)
+#if defined(__arm__)
+// armhf's baseline (ARMv7, VFPv3-D16) has no NEON: this file is compiled for NEON with
+// VFPv4 (vfmaq_f32), and gemm_f32 takes it only where the CPU has both (ops/isa.h). 16 q
+// registers there, so the 6x16 micro-kernel spills; the GEMV and small-M dots do not.
+#pragma GCC target("fpu=neon-vfpv4")
+#endif
 #include <arm_neon.h>
 
 #include "ops/linalg/gemm.h"
@@ -47,7 +53,14 @@ void ukernel_neon(int mr, int64_t kc, const float* a, int64_t a_rs, int64_t a_cs
   store_tile<kNr>(t, mr, nc, c, c_rs, c_cs, first);
 }
 
+#if defined(__aarch64__)
 inline float hsum(float32x4_t v) { return vaddvq_f32(v); }
+#else
+inline float hsum(float32x4_t v) {
+  const float32x2_t p = vadd_f32(vget_low_f32(v), vget_high_f32(v));
+  return vget_lane_f32(vpadd_f32(p, p), 0);
+}
+#endif
 
 // The vector loops of the GEMV (gemv_tile in gemm_impl.h): per weight row two 4-float
 // partial sums over 8 k at a time, then the K tail in order.
@@ -109,4 +122,4 @@ void gemm_small_m_f32_neon(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1)
 }
 
 }  // namespace pte::linalg
-#endif  // defined(__aarch64__)
+#endif  // defined(__aarch64__) || defined(__arm__)

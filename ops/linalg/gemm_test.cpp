@@ -95,7 +95,7 @@ GemvFn gemv_of(GemmIsa isa) {
   if (isa == GemmIsa::Avx512f) return gemv_f32_avx512f;
   if (isa == GemmIsa::Avx2Fma) return gemv_f32_avx2_fma;
 #endif
-#if defined(__aarch64__)
+#if defined(__aarch64__) || defined(__arm__)
   if (isa == GemmIsa::Neon) return gemv_f32_neon;
 #endif
   (void)isa;
@@ -106,7 +106,7 @@ TileFn tile_of(GemmIsa isa) {
   if (isa == GemmIsa::Avx512f) return gemm_f32_avx512f;
   if (isa == GemmIsa::Avx2Fma) return gemm_f32_avx2_fma;
 #endif
-#if defined(__aarch64__)
+#if defined(__aarch64__) || defined(__arm__)
   if (isa == GemmIsa::Neon) return gemm_f32_neon;
 #endif
   (void)isa;
@@ -117,7 +117,7 @@ GemvFn small_m_of(GemmIsa isa) {
   if (isa == GemmIsa::Avx512f) return gemm_small_m_f32_avx512f;
   if (isa == GemmIsa::Avx2Fma) return gemm_small_m_f32_avx2_fma;
 #endif
-#if defined(__aarch64__)
+#if defined(__aarch64__) || defined(__arm__)
   if (isa == GemmIsa::Neon) return gemm_small_m_f32_neon;
 #endif
   (void)isa;
@@ -179,7 +179,13 @@ TEST_CASE("gemm_f32_avx2_fma matches the reference") {
 }
 
 TEST_CASE("gemm_f32_neon (6x16 micro-kernel, GEMV, small M) matches the reference") {
-#if defined(__aarch64__)
+#if defined(__aarch64__) || defined(__arm__)
+#if defined(__arm__)
+  if (!pte::isa::cpu().neon) {
+    MESSAGE("skipped: this 32-bit ARM CPU has no NEON with VFPv4");
+    return;
+  }
+#endif
   REQUIRE(pte::isa::cpu().neon);  // every aarch64 CPU has Advanced SIMD
   for (const Case& cs : cases()) {
     check_case(cs, [](const GemmF32& g) { run_tiles(g, GemmIsa::Neon); });
@@ -200,7 +206,7 @@ TEST_CASE("gemm_f32_neon (6x16 micro-kernel, GEMV, small M) matches the referenc
       });
     }
 #else
-  MESSAGE("skipped: the NEON kernels are aarch64 only");
+  MESSAGE("skipped: the NEON kernels are for ARM");
 #endif
 }
 
@@ -265,8 +271,8 @@ TEST_CASE("gemm_ref<double> and <int64_t> with bias and beta") {
 TEST_CASE("gemm_auto_isa picks the widest ISA this CPU has") {
   const GemmIsa isa = gemm_auto_isa();
   if (std::getenv("PTE_GEMM_ISA") == nullptr)
-#if defined(__aarch64__)
-    CHECK(isa == GemmIsa::Neon);
+#if defined(__aarch64__) || defined(__arm__)
+    CHECK(isa == (pte::isa::cpu().neon ? GemmIsa::Neon : GemmIsa::Scalar));
 #else
     CHECK(isa == (cpu_has_avx512f() ? GemmIsa::Avx512f : cpu_has_avx2_fma() ? GemmIsa::Avx2Fma : GemmIsa::Scalar));
 #endif
