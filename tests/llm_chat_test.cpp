@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cli_spawn.h"
+#include "runner_helpers.h"
 #include "cache/kv_cache.h"
 #include "llm/chat.h"
 #include "llm/runner.h"
@@ -53,14 +54,7 @@ std::vector<std::string> lines(const std::string& s) {
 
 using pte_test::count_lines;
 
-std::unique_ptr<pte::TextRunner> runner(const std::string& model = kChatModel) {
-  std::unique_ptr<pte::TextRunner> r;
-  pte::RunnerOptions ro;
-  ro.model_path = model;
-  pte::Status s = pte::TextRunner::create(ro, &r);
-  REQUIRE_MESSAGE(s, s.message());
-  return r;
-}
+std::unique_ptr<pte::TextRunner> runner(const std::string& model = kChatModel) { return pte_test::open_runner(model); }
 
 // "turn 3: prefill 12 tokens (reused 40) | context 58/256 | ..." -> {12, 40, 58}
 struct TurnStat {

@@ -1,5 +1,5 @@
-// Helpers of the KV-cache tests (ring, static kv): open a TextRunner on a model and
-// generate greedy token ids with it.
+// Helpers of the runner tests (ring, static kv, chat, server): open a TextRunner on a model
+// and generate greedy token ids with it.
 #pragma once
 #include <doctest/doctest.h>
 

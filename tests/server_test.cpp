@@ -33,6 +33,7 @@ TEST_CASE("server: skipped") {
 #include <thread>
 
 #include "cli_spawn.h"
+#include "runner_helpers.h"
 #include "encoder/encoder.h"
 #include "llm/runner.h"
 #include "server/openai.h"
@@ -92,6 +93,28 @@ struct Running {
   httplib::Result post(const std::string& path, const std::string& body, const httplib::Headers& h = {}) const {
     return client().Post(path.c_str(), h, body, "application/json");
   }
+  // A raw connection that has sent POST /v1/chat/completions with `body` (the caller reads
+  // and closes it).
+  int raw_chat_request(const std::string& body) const {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    const std::string msg = "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                            "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+    REQUIRE(::send(fd, msg.data(), msg.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(msg.size()));
+    return fd;
+  }
+  // A counter of /metrics (-1 when absent).
+  long long metric(const std::string& name) const {
+    const std::string key = "\n" + name + " ";
+    auto m = client().Get("/metrics");
+    size_t at = m ? m->body.find(key) : std::string::npos;
+    return at == std::string::npos ? -1LL : std::atoll(m->body.c_str() + at + key.size());
+  }
 };
 
 srv::ServerOptions chat_options(int parallel = 1) {
@@ -121,10 +144,7 @@ std::vector<std::string> sse_events(const std::string& body) {
 
 // The runner's greedy reply to one user message under the chat template (what pte-run --chat does).
 pte::GenerationStats runner_reply(const std::string& prompt, int n, bool chat = true) {
-  std::unique_ptr<pte::TextRunner> r;
-  pte::RunnerOptions ro;
-  ro.model_path = kChat;
-  REQUIRE(pte::TextRunner::create(ro, &r));
+  std::unique_ptr<pte::TextRunner> r = pte_test::open_runner(kChat);
   pte::GenerationConfig gc;
   gc.max_new_tokens = n;
   gc.chat = chat;
@@ -460,24 +480,9 @@ TEST_CASE("server: a client leaving mid-stream frees its slot; a full queue answ
   // proves nothing and is made again.
   int saw_503 = 0, attempts = 0;
   std::string retry_after;
-  auto cancelled = [&] {
-    const std::string key = "\npte_requests_cancelled_total ";
-    auto m = s.client().Get("/metrics");
-    size_t at = m ? m->body.find(key) : std::string::npos;
-    return at == std::string::npos ? -1LL : std::atoll(m->body.c_str() + at + key.size());
-  };
+  auto cancelled = [&] { return s.metric("pte_requests_cancelled_total"); };
   for (; attempts < 5 && (saw_503 == 0 || cancelled() < 1); ++attempts) {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    REQUIRE(fd >= 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(s.port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-    const std::string body = chat_body("tell me a long story", 230, true);
-    const std::string msg = "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                            "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
-    REQUIRE(::send(fd, msg.data(), msg.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(msg.size()));
+    const int fd = s.raw_chat_request(chat_body("tell me a long story", 230, true));
     std::string got;
     char buf[4096];
     while (std::count(got.begin(), got.end(), '\n') < 12) {  // headers and two events
@@ -521,12 +526,7 @@ TEST_CASE("server: a client leaving mid-stream frees its slot; a full queue answ
 
 TEST_CASE("server: a non-streaming client that leaves stops its generation too") {
   Running s(chat_options(1));
-  auto cancelled = [&] {
-    const std::string key = "\npte_requests_cancelled_total ";
-    auto m = s.client().Get("/metrics");
-    size_t at = m ? m->body.find(key) : std::string::npos;
-    return at == std::string::npos ? -1LL : std::atoll(m->body.c_str() + at + key.size());
-  };
+  auto cancelled = [&] { return s.metric("pte_requests_cancelled_total"); };
   const long long before = cancelled();
   REQUIRE(before >= 0);
   // A raw connection sends a long non-streaming request and closes at once; the generation
@@ -534,18 +534,7 @@ TEST_CASE("server: a non-streaming client that leaves stops its generation too")
   // and is made again.)
   int attempts = 0;
   for (; attempts < 5 && cancelled() == before; ++attempts) {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    REQUIRE(fd >= 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(s.port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-    const std::string body = chat_body("tell me a long story", 230, false);
-    const std::string msg = "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                            "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
-    REQUIRE(::send(fd, msg.data(), msg.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(msg.size()));
-    ::close(fd);
+    ::close(s.raw_chat_request(chat_body("tell me a long story", 230, false)));
     // the slot comes back and serves the next request
     bool served = false;
     for (int i = 0; i < 200 && !served; ++i) {
