@@ -16,12 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const MethodInfo* forward_of(const ProgramInfo& info) {
-  for (const auto& m : info.methods)
-    if (m.name == "forward" && !m.is_constant) return &m;
-  return nullptr;
-}
-
 // forward(input_ids i64[B,T], attention_mask i64[B,T] [, token_type_ids i64[B,T]]) -> (f32[B,T,W] | f32[B,W], ...)
 bool encoder_shaped(const MethodInfo& m) {
   if (m.inputs.size() < 2 || m.inputs.size() > 3 || m.outputs.empty()) return false;
@@ -73,7 +67,7 @@ const char* pooling_name(Pooling p) {
 }
 
 EncoderTask encoder_task(const ProgramInfo& info) {
-  const MethodInfo* m = forward_of(info);
+  const MethodInfo* m = info.executable("forward");
   if (!m || !encoder_shaped(*m)) return EncoderTask::None;
   fs::path dir = fs::path(info.path).parent_path();
   json::Value cfg;
@@ -106,7 +100,7 @@ Status EncoderRunner::create(const EncoderOptions& options, std::unique_ptr<Enco
   oo.data_files = options.data_files;
   PTE_TRY(Program::open_file(options.model_path, oo, &r->program_));
   const ProgramInfo& info = r->program_->info();
-  const MethodInfo* m = forward_of(info);
+  const MethodInfo* m = info.executable("forward");
   if (!m || !encoder_shaped(*m))
     return Status::error(options.model_path + ": not an encoder program (expected forward(input_ids i64[B,T], "
                          "attention_mask i64[B,T]) -> f32[B,T,W])");

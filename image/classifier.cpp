@@ -10,12 +10,6 @@ namespace pte::image {
 
 namespace {
 
-const MethodInfo* forward_of(const ProgramInfo& info) {
-  for (const auto& m : info.methods)
-    if (m.name == "forward" && !m.is_constant) return &m;
-  return nullptr;
-}
-
 bool classifier_shaped(const MethodInfo& m) {
   if (m.inputs.size() != 1 || m.outputs.empty()) return false;
   const ValueInfo& i = m.inputs[0];
@@ -28,7 +22,7 @@ bool classifier_shaped(const MethodInfo& m) {
 }  // namespace
 
 bool is_image_classifier(const ProgramInfo& info) {
-  const MethodInfo* m = forward_of(info);
+  const MethodInfo* m = info.executable("forward");
   return m && classifier_shaped(*m);
 }
 
@@ -39,7 +33,7 @@ Status ImageClassifier::create(const ClassifierOptions& options, std::unique_ptr
   OpenOptions oo;
   oo.data_files = options.data_files;
   PTE_TRY(Program::open_file(options.model_path, oo, &r->program_));
-  const MethodInfo* m = forward_of(r->program_->info());
+  const MethodInfo* m = r->program_->info().executable("forward");
   if (!m || !classifier_shaped(*m))
     return Status::error(options.model_path + ": not an image classifier (expected forward(pixel_values f32[1,3,H,W]) -> f32[1,N])");
   r->h_ = m->inputs[0].tensor.sizes[2];

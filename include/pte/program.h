@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pte/status.h"
@@ -94,6 +95,13 @@ struct ProgramInfo {
   size_t named_data_entries = 0;
   uint64_t external_bytes = 0;           // in .ptd files
   std::vector<MethodInfo> methods;
+
+  // The method `name` that executes (not a constant method of that name), or null.
+  const MethodInfo* executable(std::string_view name) const {
+    for (const auto& m : methods)
+      if (m.name == name && !m.is_constant) return &m;
+    return nullptr;
+  }
 };
 
 class Method;
