@@ -55,11 +55,8 @@ float blas_gemm2_dot_neon(const float* kr, const float* q, int64_t k) {
 
 void blas_gemv1_value_neon(const float* v, int64_t vs, const float* p, int64_t L, int64_t D, float* out) {
   const int64_t D16 = D / 16 * 16;
-  for (int64_t d = D16; d < D; ++d) {  // rows past the last 16: an FMA chain in key order
-    float acc = 0.f;
-    for (int64_t j = 0; j < L; ++j) acc = std::fma(v[j * vs + d], p[j], acc);
-    out[d] = acc;
-  }
+  // rows past the last 16 (fewer than 16: the scalar form's FMA chain in key order)
+  if (D16 < D) blas_gemv1_value(v + D16, vs, p, L, D - D16, out + D16);
   for (int64_t d0 = 0; d0 < D16; d0 += 4) {
     auto y = [&](int64_t j) { return vld1q_f32(v + j * vs + d0); };
     auto pr = [&](int64_t j, int64_t o) {  // fma of key j onto key o's rounded product

@@ -16,34 +16,27 @@
 
 namespace {
 
-// The SIMD forms of this build: AVX-512F on x86-64, NEON on aarch64.
+// The SIMD forms of this build: AVX-512F on x86-64, NEON on aarch64 (none elsewhere).
+struct SimdForms {
+  const char* name;
+  bool available;
+  float (*dot1)(const float*, const float*, int64_t, int64_t, int64_t);
+  float (*dot2)(const float*, const float*, int64_t);
+  void (*value1)(const float*, int64_t, const float*, int64_t, int64_t, float*);
+};
+const SimdForms& simd_forms() {
 #if defined(__x86_64__)
-bool has_simd() { return pte::isa::cpu().avx512f; }
-const char* const kSimdName = "AVX-512F";
-float simd_dot1(const float* kr, const float* q, int64_t k, int64_t col, int64_t ncols) {
-  return pte::blas_gemv1_dot_avx512(kr, q, k, col, ncols);
-}
-float simd_dot2(const float* kr, const float* q, int64_t k) { return pte::blas_gemm2_dot_avx512(kr, q, k); }
-void simd_value1(const float* v, int64_t vs, const float* p, int64_t L, int64_t D, float* out) {
-  pte::blas_gemv1_value_avx512(v, vs, p, L, D, out);
-}
+  static const SimdForms f{"AVX-512F", pte::isa::cpu().avx512f, pte::blas_gemv1_dot_avx512, pte::blas_gemm2_dot_avx512,
+                           pte::blas_gemv1_value_avx512};
 #elif defined(__aarch64__)
-bool has_simd() { return pte::isa::cpu().neon; }
-const char* const kSimdName = "NEON";
-float simd_dot1(const float* kr, const float* q, int64_t k, int64_t col, int64_t ncols) {
-  return pte::blas_gemv1_dot_neon(kr, q, k, col, ncols);
-}
-float simd_dot2(const float* kr, const float* q, int64_t k) { return pte::blas_gemm2_dot_neon(kr, q, k); }
-void simd_value1(const float* v, int64_t vs, const float* p, int64_t L, int64_t D, float* out) {
-  pte::blas_gemv1_value_neon(v, vs, p, L, D, out);
-}
+  static const SimdForms f{"NEON", pte::isa::cpu().neon, pte::blas_gemv1_dot_neon, pte::blas_gemm2_dot_neon,
+                           pte::blas_gemv1_value_neon};
 #else
-bool has_simd() { return false; }
-const char* const kSimdName = "SIMD";
-float simd_dot1(const float*, const float*, int64_t, int64_t, int64_t) { return 0.f; }
-float simd_dot2(const float*, const float*, int64_t) { return 0.f; }
-void simd_value1(const float*, int64_t, const float*, int64_t, int64_t, float*) {}
+  static const SimdForms f{"SIMD", false, nullptr, nullptr, nullptr};
 #endif
+  return f;
+}
+bool has_simd() { return simd_forms().available; }
 
 constexpr float kBig = 1.2676506e30f;  // 2^100
 
@@ -51,7 +44,7 @@ float probe_dot(bool simd, int64_t k, int64_t col, int64_t ncols, int64_t a, int
   std::vector<float> kr(k, 1.f), q(k, 1.f);
   kr[a] = kBig;
   kr[b] = -kBig;
-  if (simd) return simd_dot1(kr.data(), q.data(), k, col, ncols);
+  if (simd) return simd_forms().dot1(kr.data(), q.data(), k, col, ncols);
   return pte::blas_gemv1_dot(kr.data(), q.data(), k, col, ncols);
 }
 
@@ -60,7 +53,7 @@ float probe_value(bool simd, int64_t L, int64_t a, int64_t b) {
   std::vector<float> v(L * D, 1.f), p(L, 1.f), out(D);
   for (int64_t d = 0; d < D; ++d) v[a * D + d] = kBig, v[b * D + d] = -kBig;
   if (simd)
-    simd_value1(v.data(), D, p.data(), L, D, out.data());
+    simd_forms().value1(v.data(), D, p.data(), L, D, out.data());
   else
     pte::blas_gemv1_value(v.data(), D, p.data(), L, D, out.data());
   for (int64_t d = 1; d < D; ++d) REQUIRE(out[d] == out[0]);
@@ -114,7 +107,7 @@ static float probe_dot2(bool simd, int64_t k, int64_t a, int64_t b) {
   std::vector<float> kr(k, 1.f), q(k, 1.f);
   kr[a] = kBig;
   kr[b] = -kBig;
-  if (simd) return simd_dot2(kr.data(), q.data(), k);
+  if (simd) return simd_forms().dot2(kr.data(), q.data(), k);
   return pte::blas_gemm2_dot(kr.data(), q.data(), k);
 }
 
@@ -132,7 +125,7 @@ TEST_CASE("sdpa_blas_order: q.k^T summation tree of MKL's two-row kernel") {
 
 TEST_CASE("sdpa_blas_order: the SIMD forms (AVX-512F, NEON) equal the scalar forms bit for bit") {
   if (!has_simd()) {
-    MESSAGE("skipped: no " << kSimdName << " form on this CPU");
+    MESSAGE("skipped: no " << simd_forms().name << " form on this CPU");
     return;
   }
   std::mt19937 g(5);
@@ -145,7 +138,7 @@ TEST_CASE("sdpa_blas_order: the SIMD forms (AVX-512F, NEON) equal the scalar for
       for (auto& x : q) x = n(g);
       for (int64_t j = 0; j < ncols; ++j) {
         const float s = pte::blas_gemv1_dot(K.data() + j * k, q.data(), k, j, ncols);
-        const float v = simd_dot1(K.data() + j * k, q.data(), k, j, ncols);
+        const float v = simd_forms().dot1(K.data() + j * k, q.data(), k, j, ncols);
         REQUIRE(std::isfinite(s));
         CHECK(s == v);
         ++checked;
@@ -158,7 +151,7 @@ TEST_CASE("sdpa_blas_order: the SIMD forms (AVX-512F, NEON) equal the scalar for
       for (auto& x : V) x = n(g);
       for (auto& x : p) x = std::fabs(n(g));
       pte::blas_gemv1_value(V.data(), D + 3, p.data(), L, D, a.data());
-      simd_value1(V.data(), D + 3, p.data(), L, D, b.data());
+      simd_forms().value1(V.data(), D + 3, p.data(), L, D, b.data());
       for (int64_t d = 0; d < D; ++d) CHECK(a[d] == b[d]);
       ++checked;
     }
@@ -168,7 +161,7 @@ TEST_CASE("sdpa_blas_order: the SIMD forms (AVX-512F, NEON) equal the scalar for
     for (int rep = 0; rep < 50; ++rep) {
       for (auto& x : K) x = n(g);
       for (auto& x : q) x = n(g);
-      CHECK(pte::blas_gemm2_dot(K.data(), q.data(), k) == simd_dot2(K.data(), q.data(), k));
+      CHECK(pte::blas_gemm2_dot(K.data(), q.data(), k) == simd_forms().dot2(K.data(), q.data(), k));
       ++checked;
     }
   }
