@@ -40,6 +40,11 @@ inline int32_t weight(const QGemm& q, const uint8_t* row, int64_t k) {
   return static_cast<int32_t>((k & 1) ? (b >> 4) : (b & 15)) - 8;
 }
 
+// The float epilogue of four columns (qd8_acc_init, then per block qd8_block_step or, per
+// channel, qd8_output_channel, then qd8_output): on aarch64 as four lanes; on armv7 one
+// output at a time on VFP, because armv7's NEON flushes subnormals to zero whatever FPSCR
+// says. The same roundings as the reference either way.
+#if defined(__aarch64__)
 // The epilogue's ops, one output per lane (as Qd8Ops1 per output: the same roundings).
 struct Qd8OpsNeon {
   using F = float32x4_t;
@@ -51,10 +56,40 @@ struct Qd8OpsNeon {
   static F to_float(I v) { return vcvtq_f32_s32(v); }
 };
 
+struct Epilogue4 {
+  float32x4_t acc;
+  Epilogue4(const QGemm& q, const float* ksum, int64_t m)
+      : acc(q.ksum ? qd8_acc_init<Qd8OpsNeon>(vld1q_f32(ksum), q.x_zp[m]) : vdupq_n_f32(0.0f)) {}
+  void block(const QGemm& q, int64_t m, int32x4_t dot, const float* scale, const float* bias) {
+    acc = q.ksum ? qd8_block_step<Qd8OpsNeon>(acc, dot, vld1q_f32(scale))
+                 : qd8_output_channel<Qd8OpsNeon>(dot, vdupq_n_f32(q.x_scale[m]), vld1q_f32(scale), vld1q_f32(bias));
+  }
+  void store(const QGemm& q, int64_t m, const float* bias, float* y) const {
+    vst1q_f32(y, q.ksum ? qd8_output<Qd8OpsNeon>(acc, vdupq_n_f32(q.x_scale[m]), vld1q_f32(bias)) : acc);
+  }
+};
+#else
+struct Epilogue4 {
+  float acc[4];
+  Epilogue4(const QGemm& q, const float* ksum, int64_t m) {
+    for (int c = 0; c < 4; ++c) acc[c] = q.ksum ? qd8_acc_init<Qd8Ops1>(ksum[c], q.x_zp[m]) : 0.0f;
+  }
+  void block(const QGemm& q, int64_t m, int32x4_t dot, const float* scale, const float* bias) {
+    int32_t d[4];
+    vst1q_s32(d, dot);
+    for (int c = 0; c < 4; ++c)
+      acc[c] = q.ksum ? qd8_block_step<Qd8Ops1>(acc[c], d[c], scale[c])
+                      : qd8_output_channel<Qd8Ops1>(d[c], q.x_scale[m], scale[c], bias[c]);
+  }
+  void store(const QGemm& q, int64_t m, const float* bias, float* y) const {
+    for (int c = 0; c < 4; ++c) y[c] = q.ksum ? qd8_output<Qd8Ops1>(acc[c], q.x_scale[m], bias[c]) : acc[c];
+  }
+};
+#endif
+
 // Four columns n .. n + 3 of row m at once (block a multiple of 16, U4 blocks from even k):
 // each activation load serves the four weight rows, the four columns' block sums are
-// reduced together (pairwise adds: exact integers) and the float epilogue runs on the four
-// outputs as lanes.
+// reduced together (pairwise adds: exact integers), then Epilogue4.
 template <class D>
 inline void qd8_neon_4cols(const QGemm& q, int64_t m, int64_t n) {
   const int64_t nb = q.K / q.block;
@@ -69,11 +104,7 @@ inline void qd8_neon_4cols(const QGemm& q, int64_t m, int64_t n) {
     ks[c] = q.ksum ? q.ksum[n + c] : 0.0f;
   }
   const int8x16_t ones = vdupq_n_s8(1);
-  float32x4_t acc = q.ksum ? qd8_acc_init<Qd8OpsNeon>(vld1q_f32(ks), q.x_zp[m]) : vdupq_n_f32(0.0f);
-#if defined(__arm__)
-  float acc_s[4];
-  for (int c = 0; c < 4; ++c) acc_s[c] = q.ksum ? qd8_acc_init<Qd8Ops1>(ks[c], q.x_zp[m]) : 0.0f;
-#endif
+  Epilogue4 out(q, ks, m);
   for (int64_t b = 0; b < nb; ++b) {
     const int64_t k0 = b * q.block, k1 = k0 + q.block;
     int32x4_t vd[4], vs[4];
@@ -95,32 +126,11 @@ inline void qd8_neon_4cols(const QGemm& q, int64_t m, int64_t n) {
     } else {
       wsums = qd8_padd(qd8_padd(vs[0], vs[1]), qd8_padd(vs[2], vs[3]));
     }
-    const int32x4_t dot = vmlsq_n_s32(dots, wsums, xz);  // dot - xz * wsum
     float sc[4];
     for (int c = 0; c < 4; ++c) sc[c] = qd8_scale(q, b, n + c);
-#if defined(__arm__)
-    // armv7's NEON flushes subnormals to zero whatever FPSCR says: the float epilogue runs
-    // on VFP, one output at a time, as the reference (the integer work above stays vector)
-    int32_t d[4];
-    vst1q_s32(d, dot);
-    for (int c = 0; c < 4; ++c)
-      acc_s[c] = !q.ksum ? qd8_output_channel<Qd8Ops1>(d[c], q.x_scale[m], sc[c], bias[c])
-                         : qd8_block_step<Qd8Ops1>(acc_s[c], d[c], sc[c]);
-#else
-    if (!q.ksum) {  // per channel: one block
-      acc = qd8_output_channel<Qd8OpsNeon>(dot, vdupq_n_f32(q.x_scale[m]), vld1q_f32(sc), vld1q_f32(bias));
-      continue;
-    }
-    acc = qd8_block_step<Qd8OpsNeon>(acc, dot, vld1q_f32(sc));
-#endif
+    out.block(q, m, vmlsq_n_s32(dots, wsums, xz), sc, bias);  // dot - xz * wsum
   }
-#if defined(__arm__)
-  for (int c = 0; c < 4; ++c) q.y[m * q.N + n + c] = q.ksum ? qd8_output<Qd8Ops1>(acc_s[c], q.x_scale[m], bias[c]) : acc_s[c];
-  (void)acc;
-#else
-  if (q.ksum) acc = qd8_output<Qd8OpsNeon>(acc, vdupq_n_f32(q.x_scale[m]), vld1q_f32(bias));
-  vst1q_f32(q.y + m * q.N + n, acc);
-#endif
+  out.store(q, m, bias, q.y + m * q.N + n);
 }
 
 template <class D>
