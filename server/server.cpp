@@ -36,6 +36,23 @@ void send_error(httplib::Response& res, int status, const std::string& message) 
   send_json(res, status, error_body(message, type, status));
 }
 
+// While alive, the generation configured by `cfg` asks before each token whether the client
+// behind `sink` is still there (so a reply whose tokens print nothing yet stops too); `gone`
+// is then set, as the caller sets it when a write fails.
+struct ClientWatch {
+  GenerationConfig& cfg;
+  bool gone = false;
+  ClientWatch(GenerationConfig& c, httplib::DataSink& sink) : cfg(c) {
+    cfg.cancelled = [this, &sink] {
+      if (!gone && !sink.is_writable()) gone = true;
+      return gone;
+    };
+  }
+  ~ClientWatch() { cfg.cancelled = nullptr; }
+  ClientWatch(const ClientWatch&) = delete;
+  ClientWatch& operator=(const ClientWatch&) = delete;
+};
+
 // Bearer KEY, compared without an early exit.
 bool key_matches(const std::string& header, const std::string& key) {
   const std::string want = "Bearer " + key;
@@ -198,6 +215,7 @@ void Server::Impl::completions(const httplib::Request& http_req, httplib::Respon
     u->cached_tokens = r.reused;
     metrics.record_generation(r.gen.prompt_tokens, r.reused, r.gen.generated_tokens, r.gen.ttft_ms,
                               r.gen.prefill_ms + r.gen.decode_ms);
+    if (r.gen.stop_reason == "cancelled") metrics.cancelled++;
   };
 
   if (!req.stream) {
@@ -206,24 +224,18 @@ void Server::Impl::completions(const httplib::Request& http_req, httplib::Respon
     // one JSON object, sent (chunked) when the reply is done.
     res.set_chunked_content_provider(
         "application/json", [this, ids, cfg, ticket, id, created, chat, finish](size_t, httplib::DataSink& sink) {
-          bool gone = false;
-          cfg->cancelled = [&] {
-            if (!gone && !sink.is_writable()) gone = true;
-            return gone;
-          };
+          ClientWatch client(*cfg, sink);
           SlotResult r;  // r.gen.text: the whole text (cut before a stop string)
           Status s = pool->run(*ids, *cfg, [](const std::string&) {}, &r);
-          cfg->cancelled = nullptr;
           std::string body;
           if (!s) {
             body = error_body("generation failed: " + s.message(), "server_error", 500);
           } else {
             Usage u;
             finish(r, &u);
-            if (r.gen.stop_reason == "cancelled") metrics.cancelled++;
             body = completion_body(chat, id, created, model_id, r.gen.text, finish_reason(r.gen.stop_reason), u);
           }
-          if (gone || !sink.write(body.data(), body.size())) return false;  // the client went away: close
+          if (client.gone || !sink.write(body.data(), body.size())) return false;  // the client went away: close
           sink.done();
           return true;
         });
@@ -235,15 +247,10 @@ void Server::Impl::completions(const httplib::Request& http_req, httplib::Respon
   res.set_chunked_content_provider(
       "text/event-stream",
       [this, ids, cfg, ticket, id, created, chat, include_usage, finish](size_t, httplib::DataSink& sink) {
-        bool gone = false;  // the client went away: stop generating, close
-        // asked before each token, so a stream whose tokens print nothing yet stops too
-        cfg->cancelled = [&] {
-          if (!gone && !sink.is_writable()) gone = true;
-          return gone;
-        };
+        ClientWatch client(*cfg, sink);  // the client went away: stop generating, close
         auto send = [&](const std::string& event) {
-          if (gone) return;
-          if (!sink.write(event.data(), event.size())) gone = true;
+          if (client.gone) return;
+          if (!sink.write(event.data(), event.size())) client.gone = true;
         };
         if (chat) send(stream_chunk(true, id, created, model_id, "", /*first=*/true, nullptr));
         SlotResult r;
@@ -255,13 +262,11 @@ void Server::Impl::completions(const httplib::Request& http_req, httplib::Respon
         } else {
           Usage u;
           finish(r, &u);
-          if (r.gen.stop_reason == "cancelled") metrics.cancelled++;
           send(stream_chunk(chat, id, created, model_id, "", false, finish_reason(r.gen.stop_reason)));
           if (include_usage) send(stream_usage_chunk(chat, id, created, model_id, u));
         }
         send("data: [DONE]\n\n");
-        cfg->cancelled = nullptr;
-        if (gone) return false;  // the client went away: close the connection
+        if (client.gone) return false;  // the client went away: close the connection
         sink.done();
         return true;
       });
