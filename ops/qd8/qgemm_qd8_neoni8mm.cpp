@@ -8,7 +8,10 @@
 // takes the reference's float epilogue in block order: bit-identical to qgemm_qd8_scalar.
 // Blocks of a length not a multiple of 16, and an odd last row or column, run the SDOT
 // kernel. This file is compiled for armv8.2-a + dotprod + i8mm; qgemm_qd8 calls it only
-// where the CPU has both (ops/isa.h) and for two rows or more (prefill).
+// where the CPU has both (ops/isa.h), and only when asked for (QIsa::NeonI8mm): under qemu it
+// executed more instructions than the four-column SDOT kernel (a 6-token SmolLM2 prefill on
+// "max": 1.947 G against 1.755 G for the run), since its 2x2 blocks pay a scalar epilogue
+// per output. Two rows by four columns with a vector epilogue would be its next form.
 #if defined(__aarch64__)
 #pragma GCC target("arch=armv8.2-a+dotprod+i8mm")
 #include "ops/qd8/qgemm_qd8_neon_impl.h"
