@@ -76,6 +76,8 @@ class LoadedProgram final : public Program {
   const ProgramInfo& info() const override { return info_; }
   Status load_method(const std::string& name, const MethodOptions& options,
                      std::unique_ptr<Method>* out) override;
+  Status memory_needed(const std::string& name, const MethodOptions& options, size_t* bytes) const override;
+  Status method_index(const std::string& name, int* index) const;
 
   const fb::Program* root() const { return root_; }
   const uint8_t* file_data() const { return map_->data(); }

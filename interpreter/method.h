@@ -86,8 +86,10 @@ class MethodImpl final : public Method {
   bool replanned() const { return replanned_; }
 
   // Loads plan `plan_index` of `program` (see method_load.cpp).
+  // With `measure`, stops once memory is sized and stores the bytes needed there
+  // (Program::memory_needed); `out` is then left empty.
   static Status load(const LoadedProgram& program, int plan_index, const Program::MethodOptions& options,
-                     std::unique_ptr<MethodImpl>* out);
+                     std::unique_ptr<MethodImpl>* out, size_t* measure = nullptr);
 
  private:
   struct Load;  // loader state (method_load.cpp)

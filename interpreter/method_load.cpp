@@ -63,6 +63,9 @@ struct MethodImpl::Load {
   std::vector<int32_t> slot_of;        // value -> slot, -1 for non-tensors
   std::vector<uint8_t> is_input, is_output, is_view_out, referenced;
   std::vector<uint8_t> const_view;     // folded permute_copy outputs: views of constants (fold_constant_permutes)
+  // Program::memory_needed: plan_memory stops after sizing, with the bytes here.
+  size_t* measure = nullptr;
+  size_t carved = 0;                   // bytes taken from options.memory so far
 
   Status fail(const std::string& what) const { return Status::error(m.prefix_ + ": " + what); }
 
@@ -530,6 +533,38 @@ struct MethodImpl::Load {
 
   // ---------------------------------------------------------------- memory
 
+  size_t scratch_bytes() const {
+    if (m.instrs_.empty()) return 0;
+    return options.scratch_bytes > 0 ? options.scratch_bytes : kDefaultScratchBytes;
+  }
+
+  // The planned buffers and the scratch arena need `need` bytes (each 64-byte aligned):
+  // recorded when measuring, checked against the caller's block when one is given.
+  Status check_memory(uint64_t need) {
+    if (measure) {
+      *measure = static_cast<size_t>(need);
+      return Status::ok();
+    }
+    if (!options.memory) return Status::ok();
+    const uint64_t skew = planner::align_up(reinterpret_cast<uintptr_t>(options.memory)) - reinterpret_cast<uintptr_t>(options.memory);
+    if (need + skew > options.memory_bytes)
+      return fail("the caller's memory holds " + num(static_cast<int64_t>(options.memory_bytes)) + " bytes but the plan needs " +
+                  num(static_cast<int64_t>(need)) + (skew ? " (+" + num(static_cast<int64_t>(skew)) + " to align the block to 64 bytes)" : "") +
+                  " (Program::memory_needed)");
+    return Status::ok();
+  }
+
+  // One arena: from the caller's block (checked to fit by check_memory) or our own allocation.
+  bool take(planner::Arena& a, size_t size) {
+    if (!options.memory) return a.allocate(size);
+    uint8_t* base = static_cast<uint8_t*>(options.memory);
+    const size_t start = planner::align_up(reinterpret_cast<uintptr_t>(base) + carved) - reinterpret_cast<uintptr_t>(base);
+    if (start > options.memory_bytes || size > options.memory_bytes - start) return false;
+    a.borrow(base + start, size);
+    carved = start + size;
+    return true;
+  }
+
   Status plan_memory() {
     const auto* sizes = plan->non_const_buffer_sizes();
     uint32_t narenas = sizes && sizes->size() > 0 ? sizes->size() - 1 : 0;
@@ -564,16 +599,22 @@ struct MethodImpl::Load {
       std::vector<uint8_t> used(narenas, 0);
       for (const Slot& s : slots)
         if (s.needs_memory) used[s.mem_id - 1] = 1;
-      m.arenas_.resize(narenas);
+      uint64_t need = planner::align_up(scratch_bytes());
       for (uint32_t a = 0; a < narenas; ++a) {
         const int64_t want = sizes->Get(a + 1);
         // (a 32-bit size_t would wrap a larger size to a small block the checked offsets overrun)
         if (used[a] && (want < 0 || static_cast<uint64_t>(want) > static_cast<uint64_t>(PTRDIFF_MAX)))
           return fail("planned buffer " + num(a + 1) + " (" + num(want) + " bytes) does not fit this machine's address space");
-        size_t size = static_cast<size_t>(want);
+        if (used[a]) need += planner::align_up(static_cast<uint64_t>(want));
+      }
+      PTE_TRY(check_memory(need));
+      if (measure) return Status::ok();
+      m.arenas_.resize(narenas);
+      for (uint32_t a = 0; a < narenas; ++a) {
+        size_t size = static_cast<size_t>(sizes->Get(a + 1));
         m.arena_bytes_ += size;
         if (!used[a]) continue;
-        if (!m.arenas_[a].allocate(size)) return fail("cannot allocate planned buffer " + num(a + 1) + " (" + num(size) + " bytes)");
+        if (!take(m.arenas_[a], size)) return fail("cannot allocate planned buffer " + num(a + 1) + " (" + num(size) + " bytes)");
       }
       for (const Slot& s : slots) {
         if (!s.needs_memory) continue;
@@ -598,8 +639,10 @@ struct MethodImpl::Load {
       }
       collect_events(&pin);
       planner::PlanResult r = planner::replan(pin);
+      PTE_TRY(check_memory(uint64_t{planner::align_up(r.arena_bytes)} + planner::align_up(scratch_bytes())));
+      if (measure) return Status::ok();
       m.arenas_.resize(1);
-      if (!m.arenas_[0].allocate(r.arena_bytes)) return fail("cannot allocate the re-planned arena (" + num(r.arena_bytes) + " bytes)");
+      if (!take(m.arenas_[0], r.arena_bytes)) return fail("cannot allocate the re-planned arena (" + num(r.arena_bytes) + " bytes)");
       m.arena_bytes_ = r.arena_bytes;
       for (size_t k = 0; k < slots.size(); ++k) {
         const Slot& s = slots[k];
@@ -1292,7 +1335,7 @@ struct MethodImpl::Load {
 };
 
 Status MethodImpl::load(const LoadedProgram& program, int plan_index, const Program::MethodOptions& options,
-                        std::unique_ptr<MethodImpl>* out) {
+                        std::unique_ptr<MethodImpl>* out, size_t* measure) {
   std::unique_ptr<MethodImpl> mp(new MethodImpl());
   MethodImpl& m = *mp;
   const fb::ExecutionPlan* plan = program.root()->execution_plan()->Get(static_cast<flatbuffers::uoffset_t>(plan_index));
@@ -1310,7 +1353,9 @@ Status MethodImpl::load(const LoadedProgram& program, int plan_index, const Prog
     for (size_t k = 0; k < unsupported.size(); ++k) msg += (k ? ", " : "") + unsupported[k];
     return L.fail(msg);
   }
+  L.measure = measure;
   PTE_TRY(L.plan_memory());
+  if (measure) return Status::ok();
   L.unplan_inputs();
   PTE_TRY(L.check_writes_and_data());
   L.find_state();
@@ -1325,9 +1370,8 @@ Status MethodImpl::load(const LoadedProgram& program, int plan_index, const Prog
     m.threadpool_ = pthreadpool_create(static_cast<size_t>(threads));
     if (!m.threadpool_) return L.fail("cannot create a thread pool of " + num(threads) + " threads");
   }
-  size_t scratch = options.scratch_bytes > 0 ? options.scratch_bytes : kDefaultScratchBytes;
-  if (m.instrs_.empty()) scratch = 0;
-  if (!m.scratch_.allocate(scratch)) return L.fail("cannot allocate " + num(scratch) + " bytes of kernel scratch");
+  const size_t scratch = L.scratch_bytes();
+  if (!L.take(m.scratch_, scratch)) return L.fail("cannot allocate " + num(scratch) + " bytes of kernel scratch");
   m.ctx_.set_scratch_arena(m.scratch_.data(), scratch);
   m.ctx_.threadpool = m.threadpool_;
   m.ctx_.claim_threads = m.threadpool_ ? threads : 1;
@@ -1343,16 +1387,33 @@ MethodImpl::~MethodImpl() {
   if (threadpool_) pthreadpool_destroy(threadpool_);
 }
 
+Status LoadedProgram::method_index(const std::string& name, int* index) const {
+  *index = find_plan(name);
+  if (*index >= 0) return Status::ok();
+  std::string names;
+  for (const MethodInfo& mi : info_.methods) names += (names.empty() ? "" : ", ") + mi.name;
+  return Status::error(info_.path + ": no method named '" + name + "' (methods: " + names + ")");
+}
+
 Status LoadedProgram::load_method(const std::string& name, const MethodOptions& options, std::unique_ptr<Method>* out) {
-  int idx = find_plan(name);
-  if (idx < 0) {
-    std::string names;
-    for (const MethodInfo& mi : info_.methods) names += (names.empty() ? "" : ", ") + mi.name;
-    return Status::error(info_.path + ": no method named '" + name + "' (methods: " + names + ")");
-  }
+  int idx = 0;
+  PTE_TRY(method_index(name, &idx));
   std::unique_ptr<MethodImpl> m;
   PTE_TRY(MethodImpl::load(*this, idx, options, &m));
   *out = std::move(m);
+  return Status::ok();
+}
+
+Status LoadedProgram::memory_needed(const std::string& name, const MethodOptions& options, size_t* bytes) const {
+  int idx = 0;
+  PTE_TRY(method_index(name, &idx));
+  MethodOptions o = options;
+  o.memory = nullptr;
+  o.memory_bytes = 0;
+  size_t need = 0;
+  std::unique_ptr<MethodImpl> m;
+  PTE_TRY(MethodImpl::load(*this, idx, o, &m, &need));
+  *bytes = need;
   return Status::ok();
 }
 

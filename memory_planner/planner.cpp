@@ -13,11 +13,24 @@ namespace pte::planner {
 
 void Arena::release() {
   if (!data_) return;
-  if (mapped_) munmap(data_, mapped_);
-  else std::free(data_);
+  if (borrowed_) {
+  } else if (mapped_) {
+    munmap(data_, mapped_);
+  } else {
+    std::free(data_);
+  }
   data_ = nullptr;
   mapped_ = 0;
   size_ = 0;
+  borrowed_ = false;
+}
+
+void Arena::borrow(uint8_t* data, size_t bytes) {
+  release();
+  std::memset(data, 0, bytes);
+  data_ = data;
+  size_ = bytes;
+  borrowed_ = true;
 }
 
 bool Arena::allocate(size_t bytes) {

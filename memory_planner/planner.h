@@ -47,12 +47,14 @@ class Arena {
   Arena() = default;
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
-  Arena(Arena&& o) noexcept : data_(o.data_), size_(o.size_), mapped_(o.mapped_) { o.data_ = nullptr; o.size_ = o.mapped_ = 0; }
+  Arena(Arena&& o) noexcept : data_(o.data_), size_(o.size_), mapped_(o.mapped_), borrowed_(o.borrowed_) {
+    o.data_ = nullptr; o.size_ = o.mapped_ = 0; o.borrowed_ = false;
+  }
   Arena& operator=(Arena&& o) noexcept {
     if (this != &o) {
       release();
-      data_ = o.data_; size_ = o.size_; mapped_ = o.mapped_;
-      o.data_ = nullptr; o.size_ = o.mapped_ = 0;
+      data_ = o.data_; size_ = o.size_; mapped_ = o.mapped_; borrowed_ = o.borrowed_;
+      o.data_ = nullptr; o.size_ = o.mapped_ = 0; o.borrowed_ = false;
     }
     return *this;
   }
@@ -60,6 +62,8 @@ class Arena {
 
   // Returns false when the allocation fails (or is over kMaxArenaBytes).
   bool allocate(size_t bytes);
+  // Uses caller memory (Program::MethodOptions::memory), zero-filled here, never freed.
+  void borrow(uint8_t* data, size_t bytes);
   uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
 
@@ -68,6 +72,7 @@ class Arena {
   uint8_t* data_ = nullptr;
   size_t size_ = 0;
   size_t mapped_ = 0;  // bytes mapped, 0 when from the heap
+  bool borrowed_ = false;
 };
 
 // ---- lifetime re-planning ---------------------------------------------------------

@@ -457,6 +457,73 @@ TEST_CASE("method: mutable buffers persist between runs (file plan and re-plan)"
   }
 }
 
+TEST_CASE("method: planned buffers and scratch in caller memory (file plan and re-plan)") {
+  if (!have_kernels({"aten::add.out"})) return;
+  ProgramBuilder b;
+  int buf = b.f32({2}, 0);  // a mutable buffer: persists in the caller's block
+  int one = b.constant<float>(DType::Float, {2}, {1.0f, 10.0f});
+  int alpha = b.i(1);
+  int x = b.f32({2}, 64);
+  int y = b.f32({2}, 128);
+  b.buffer_sizes = {0, 192};
+  int add = b.op("aten::add", "out");
+  b.kernel(add, {buf, one, alpha, buf, buf});
+  b.kernel(add, {buf, x, alpha, y, y});
+  b.inputs = {x};
+  b.outputs = {y};
+  std::unique_ptr<Program> p;
+  REQUIRE(b.open(&p).is_ok());
+  for (bool replan : {false, true}) {
+    CAPTURE(replan);
+    Program::MethodOptions mo;
+    mo.replan_memory = replan;
+    mo.scratch_bytes = 1000;
+    size_t need = 0;
+    REQUIRE(p->memory_needed("forward", mo, &need).is_ok());
+    // the file plan: one 192-byte buffer and the scratch, each rounded to 64 bytes
+    if (!replan) CHECK(need == 192 + 1024);
+    CHECK(need >= 1024 + 64);
+    CHECK(need <= 192 + 1024);
+    alignas(64) static uint8_t block[4096];
+    std::memset(block, 0xAB, sizeof(block));  // load zero-fills what it takes
+
+    // too small by one byte: refused with the size it needs
+    mo.memory = block;
+    mo.memory_bytes = need - 1;
+    std::unique_ptr<Method> m;
+    Status st = p->load_method("forward", mo, &m);
+    REQUIRE(!st.is_ok());
+    CHECK(st.message().find("plan needs " + std::to_string(need)) != std::string::npos);
+    // misaligned by 8: the 56 bytes to realign count against the block
+    mo.memory = block + 8;
+    mo.memory_bytes = need;
+    CHECK(!p->load_method("forward", mo, &m).is_ok());
+
+    mo.memory = block;
+    mo.memory_bytes = need;
+    REQUIRE(p->load_method("forward", mo, &m).is_ok());
+    HostTensor in(DType::Float, {2}, std::vector<float>{0.5f, 0.25f});
+    for (int run = 1; run <= 2; ++run) {
+      REQUIRE(m->set_input(0, in.t).is_ok());
+      REQUIRE(m->execute().is_ok());
+      CHECK(tensor_values<float>(m->output(0)) == std::vector<float>{run * 1.0f + 0.5f, run * 10.0f + 0.25f});
+    }
+    const auto* out = static_cast<const uint8_t*>(m->output(0).t->data);
+    CHECK(out >= block);
+    CHECK(out < block + need);
+    std::vector<StateTensor> st_tensors = m->state_tensors();
+    REQUIRE(st_tensors.size() == 1);
+    const auto* state = static_cast<const uint8_t*>(st_tensors[0].tensor->data);
+    CHECK(state >= block);
+    CHECK(state < block + need);
+    CHECK(block[need] == 0xAB);  // nothing past the block is touched
+    m.reset();
+  }
+  // an unknown method is named
+  size_t need = 0;
+  CHECK(!p->memory_needed("nope", {}, &need).is_ok());
+}
+
 TEST_CASE("method: inputs_by_pointer binds planned inputs in place, unless a folded view shares their slot") {
   if (!have_kernels({"aten::add.out"})) return;
   for (bool with_view : {false, true}) {

@@ -188,9 +188,20 @@ class Program {
     // fp32 linear layers with constant weights: our kernels or the XNNPACK library
     // (operators created and weights packed at load; see XnnpackPolicy).
     XnnpackPolicy xnnpack = XnnpackPolicy::Default;
+    // Caller memory for the method's planned buffers and kernel scratch, as TFLite Micro
+    // takes an arena: load carves them from this block (64-byte aligned, zero-filled) and
+    // allocates none of them itself; the block must outlive the method. A block smaller
+    // than memory_needed() fails the load with one line. Other load-time state (value
+    // tables, packed weights, delegate instances) still comes from the heap, at load only.
+    void* memory = nullptr;
+    size_t memory_bytes = 0;
   };
   virtual Status load_method(const std::string& name, const MethodOptions& options,
                              std::unique_ptr<Method>* out) = 0;
+  // Bytes of MethodOptions::memory the method needs with these options (for a 64-byte
+  // aligned block): parses the method and sizes its plan, without loading it.
+  virtual Status memory_needed(const std::string& name, const MethodOptions& options,
+                               size_t* bytes) const = 0;
 };
 
 // A tensor whose contents persist between execute() calls: a mutable buffer such as a
