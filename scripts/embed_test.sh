@@ -54,32 +54,7 @@ if [ ! -f "$sel/build.ninja" ]; then
     -Dserver=disabled -Dtests=false -Dbench=false >/dev/null
 fi
 ninja -C "$sel" bin/pte-run >/dev/null
-# inside the selection: the same output bytes as the full build
-same() {  # fixture: its first recorded inputs (input_0_<k>.npy)
-  local f="fixtures/data/$1/model.pte"
-  local args=() k=0
-  while [ -f "fixtures/data/$1/input_0_$k.npy" ]; do args+=(--input "fixtures/data/$1/input_0_$k.npy"); k=$((k + 1)); done
-  rm -rf "$work/a" "$work/b"
-  "$full/bin/pte-run" run "$f" "${args[@]}" --save-outputs "$work/a" >/dev/null
-  "$sel/bin/pte-run" run "$f" "${args[@]}" --save-outputs "$work/b" >/dev/null || fail "selective build cannot run $f"
-  for o in "$work"/a/*.npy; do
-    cmp -s "$o" "$work/b/$(basename "$o")" || fail "$f: $(basename "$o") differs between the full and the selective build"
-  done
-}
-same llama_custom_sdpa
-same qlinear_8da4w_xnnpack
-# outside it: refused, naming the missing operator or node
-refused() {  # fixture, input, the name the message must hold
-  local out
-  if out=$("$sel/bin/pte-run" run "fixtures/data/$1/model.pte" --input "fixtures/data/$2" 2>&1); then
-    fail "the selective build ran $1, which needs $3"
-  fi
-  [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || fail "refusing $1 took more than one line: $out"
-  case "$out" in *"$3"*) ;; *) fail "refusing $1 does not name $3: $out" ;; esac
-}
-refused cnn cnn/input_0_0.npy "unsupported operator aten::convolution.out"
-refused cnn_xnnpack cnn_xnnpack/input_0_0.npy "XNNConv2d"
-echo "embed: selective build ($list): 2 programs equal to the full build, 2 refused by name"
+bash scripts/select_check.sh "$full/bin/pte-run" "$sel/bin/pte-run"
 
 # ---- 3. sizes
 bash scripts/size_report.sh "$full" "$sel"

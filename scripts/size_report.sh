@@ -32,8 +32,8 @@ b=$(stripped strip "$full/bin/pte-run")
 line "x86-64 pte-run, every front end" "$(mb "$b")" "target 3 MB"
 # the core without kernels: the interpreter and memory planner objects of libpte-core, with
 # and without the XNNPACK delegate's parsing and node executors
-core_sum() {  # find pattern
-  find "$full/libpte-core.a.p" -name "$1" -print0 | xargs -0 size | awk 'NR > 1 { s += $1 + $2 } END { print s + 0 }'
+core_sum() {  # find pattern (the core's objects: libpte-core and its hot-kernel group)
+  find "$full"/libpte-core*.a.p -name "$1" -print0 | xargs -0 size | awk 'NR > 1 { s += $1 + $2 } END { print s + 0 }'
 }
 i=$(core_sum 'interpreter_[!x]*.o')
 p=$(core_sum 'memory_planner_*.o')

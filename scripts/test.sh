@@ -125,14 +125,17 @@ fi
 if [ "${PTE_TEST_ARM:-1}" != 0 ]; then
   build_cross aarch64 aarch64-linux-gnu arm64
   stage_done "aarch64 build"
-  # the selective build for SmolLM2-135M 8da4w, for its size (scripts/size_report.sh)
+  # the embedded build for SmolLM2-135M 8da4w (selective, -Dsmall=true), for its size
+  # (scripts/size_report.sh) and its outputs against the full aarch64 build's under qemu
   if [ ! -f build-test-aarch64-select/build.ninja ]; then
     meson setup build-test-aarch64-select --cross-file cross/aarch64-linux-gnu.ini -Dbuildtype=release \
-      -Dselect_ops=fixtures/select/smollm2_8da4w.txt -Dxnnpack=disabled -Dimage=disabled -Dserver=disabled \
-      -Dtests=false -Dbench=false >/dev/null
+      -Dsmall=true -Dselect_ops=fixtures/select/smollm2_8da4w.txt -Dxnnpack=disabled -Dimage=disabled \
+      -Dserver=disabled -Dtests=false -Dbench=false >/dev/null
   fi
   ninja -C build-test-aarch64-select bin/pte-run >/dev/null
   bash scripts/size_report.sh --arm aarch64-linux-gnu build-test-aarch64-select
+  QEMU_CPU=cortex-a53 bash scripts/select_check.sh "scripts/qemu_run.sh aarch64-linux-gnu build-test-aarch64/bin/pte-run" \
+    "scripts/qemu_run.sh aarch64-linux-gnu build-test-aarch64-select/bin/pte-run"
   stage_done "aarch64 selective build"
   run_cross aarch64 aarch64-linux-gnu cortex-a53 '-tce=loader robustness: truncated*'
   stage_done "aarch64 tests (cortex-a53)"
