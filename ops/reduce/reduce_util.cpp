@@ -130,6 +130,58 @@ void scatter(const Tensor& t, const DimIter& it, int64_t b0, int64_t begin, int6
   scatter_t(t, it, b0, begin, n, src);
 }
 
+int64_t iter_offset(const DimIter& it, int64_t a0, int64_t k) {
+  int64_t a = a0;
+  for (int d = it.n - 1; d >= 0; --d) {
+    a += (k % it.size[d]) * it.sa[d];
+    k /= it.size[d];
+  }
+  return a;
+}
+
+namespace {
+
+template <class C, bool IsMax>
+int64_t arg_extreme_t(const Tensor& in, const DimIter& it, int64_t a0) {
+  C buf[kChunk];
+  C best{};
+  int64_t idx = 0;
+  for (int64_t i0 = 0; i0 < it.numel; i0 += kChunk) {
+    const int64_t m = it.numel - i0 < kChunk ? it.numel - i0 : kChunk;
+    gather(in.dtype, in.data, it, a0, i0, m, buf);
+    int64_t i = 0;
+    if (i0 == 0) {
+      best = buf[0];
+      if (isnan_v(best)) return 0;
+      i = 1;
+    }
+    for (; i < m; ++i) {
+      const C v = buf[i];
+      if (isnan_v(v)) return i0 + i;
+      if (IsMax ? v > best : v < best) {
+        best = v;
+        idx = i0 + i;
+      }
+    }
+  }
+  return idx;
+}
+
+}  // namespace
+
+int64_t arg_extreme(const Tensor& in, const DimIter& it, int64_t a0, bool is_max) {
+  if (is_float_dtype(in.dtype))
+    return is_max ? arg_extreme_t<double, true>(in, it, a0) : arg_extreme_t<double, false>(in, it, a0);
+  return is_max ? arg_extreme_t<int64_t, true>(in, it, a0) : arg_extreme_t<int64_t, false>(in, it, a0);
+}
+
+void copy_element(const Tensor& in, int64_t src, const Tensor& out, int64_t dst) {
+  const size_t es = dtype_size(in.dtype);
+  std::memcpy(static_cast<char*>(out.data) + dst * es, static_cast<const char*>(in.data) + src * es, es);
+}
+
+bool is_nan_at(const Tensor& t, int64_t off) { return is_float_dtype(t.dtype) && std::isnan(load_f64(t, off)); }
+
 bool check_dtype_arg(KernelContext& ctx, const char* op, const EValue* dtype_arg, const Tensor& out) {
   if (!dtype_arg || dtype_arg->is_none()) return true;
   if (dtype_arg->tag != Tag::Int) return ctx.fail("%s: dtype must be a ScalarType (Int) or None, got %s", op,

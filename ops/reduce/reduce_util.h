@@ -447,3 +447,18 @@ inline void for_chunks(DType dt, const void* base, const DimIter& it, int64_t a0
 }
 
 }  // namespace pte
+
+namespace pte {
+
+// Offset (stream a, from a0) of logical index k of `it`.
+int64_t iter_offset(const DimIter& it, int64_t a0, int64_t k);
+// Logical index, in the space `it` walked from input offset a0 (it.numel >= 1), of
+// the first maximum (is_max) or minimum of `in`; the first NaN wins (torch's
+// max/min/argmax semantics). Compares in double (floating dtypes) or int64.
+int64_t arg_extreme(const Tensor& in, const DimIter& it, int64_t a0, bool is_max);
+// out[dst] = in[src] (same dtype), bytes copied.
+void copy_element(const Tensor& in, int64_t src, const Tensor& out, int64_t dst);
+// True when element `off` of t is a floating NaN.
+bool is_nan_at(const Tensor& t, int64_t off);
+
+}  // namespace pte
