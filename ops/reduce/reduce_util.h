@@ -462,3 +462,22 @@ void copy_element(const Tensor& in, int64_t src, const Tensor& out, int64_t dst)
 bool is_nan_at(const Tensor& t, int64_t off);
 
 }  // namespace pte
+
+namespace pte {
+
+// Sum of term(x) over the reduced space of one row, in double, with four
+// accumulators when `multi` (the order sum_row_f64 / sq_dev_row_f64 use) or one.
+template <class F>
+double row_sum(const DimIter& inner, const Tensor& in, int64_t ra, bool multi, F&& term) {
+  double acc[4] = {0, 0, 0, 0};
+  for_chunks<double>(in.dtype, in.data, inner, ra, [&](const double* buf, int64_t m, int64_t) {
+    int64_t i = 0;
+    if (multi)
+      for (; i + 4 <= m; i += 4)
+        for (int k = 0; k < 4; ++k) acc[k] += term(buf[i + k]);
+    for (; i < m; ++i) acc[0] += term(buf[i]);
+  });
+  return multi ? (acc[0] + acc[1]) + (acc[2] + acc[3]) : acc[0];
+}
+
+}  // namespace pte
