@@ -376,9 +376,10 @@ struct MapJob {
   }
 };
 
-// map() without the op: runs `row` over out's plan (defined once per N, C, R).
+// map() without the op: runs `row` over out's plan (defined once per N, C, R; kept
+// out of line so that every op shares the one copy).
 template <int N, class C, class R>
-bool map_rows(KernelContext& ctx, Tensor& out, const Operand* in, void* op, RowFn<N, R, C> row) {
+__attribute__((noinline)) bool map_rows(KernelContext& ctx, Tensor& out, const Operand* in, void* op, RowFn<N, R, C> row) {
   Plan plan;
   make_plan(plan, out, in, N);
   if (plan.numel == 0) return true;

@@ -41,10 +41,7 @@ void load_row_t(DType dt, const void* base, int64_t off, int64_t n, int64_t s, C
   visit_any_dtype(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* x = static_cast<const T*>(base) + off;
-    if (s == 1)
-      for (int64_t i = 0; i < n; ++i) dst[i] = convert<C>(x[i]);
-    else
-      for (int64_t i = 0; i < n; ++i) dst[i] = convert<C>(x[i * s]);
+    for (int64_t i = 0; i < n; ++i) dst[i] = convert<C>(x[i * s]);
   });
 }
 
@@ -57,7 +54,7 @@ template <class C>
 void gather_t(DType dt, const void* base, const DimIter& it, int64_t a0, int64_t begin, int64_t n, C* dst) {
   if (it.n <= 1) {
     const int64_t s = it.n ? it.sa[0] : 1;
-    load_row_t(dt, base, a0 + begin * s, n, s, dst);
+    load_row(dt, base, a0 + begin * s, n, s, dst);
     return;
   }
   for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
@@ -77,10 +74,7 @@ void store_row_t(const Tensor& t, int64_t off, int64_t n, int64_t s, const C* sr
   visit_any_dtype(t.dtype, [&](auto tag) {
     using O = typename decltype(tag)::type;
     O* y = static_cast<O*>(t.data) + off;
-    if (s == 1)
-      for (int64_t i = 0; i < n; ++i) y[i] = convert<O>(src[i]);
-    else
-      for (int64_t i = 0; i < n; ++i) y[i * s] = convert<O>(src[i]);
+    for (int64_t i = 0; i < n; ++i) y[i * s] = convert<O>(src[i]);
   });
 }
 
@@ -88,7 +82,7 @@ template <class C>
 void scatter_t(const Tensor& t, const DimIter& it, int64_t b0, int64_t begin, int64_t n, const C* src) {
   if (it.n <= 1) {
     const int64_t s = it.n ? it.sb[0] : 1;
-    store_row_t(t, b0 + begin * s, n, s, src);
+    store_row(t, b0 + begin * s, n, s, src);
     return;
   }
   for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
