@@ -534,4 +534,27 @@ bool unary_activation(KernelContext& ctx, EValue* self, EValue* out_arg, Op op) 
   return map<float>(ctx, *out, in, op);
 }
 
+// ---- shared instantiations --------------------------------------------------------------
+// The engine instances every op uses are compiled once, in elementwise.cpp; other
+// (arity, compute, result) combinations are instantiated where they are used.
+
+#define PTE_EW_MAP_COMBOS(X)                                                                              \
+  X(1, float, float) X(1, double, double) X(1, int64_t, int64_t) X(1, bool, bool) X(1, float, double)      \
+  X(1, double, float) X(1, float, bool) X(1, double, bool) X(1, int64_t, bool) X(2, float, float)          \
+  X(2, double, double) X(2, int64_t, int64_t) X(2, bool, bool) X(2, float, bool) X(2, double, bool)        \
+  X(2, int64_t, bool) X(3, float, float) X(3, double, double) X(3, int64_t, int64_t)
+#define PTE_EW_EXTERN_MAP(N, C, R) \
+  extern template bool map_rows<N, C, R>(KernelContext&, Tensor&, const Operand*, void*, RowFn<N, R, C>);
+PTE_EW_MAP_COMBOS(PTE_EW_EXTERN_MAP)
+#undef PTE_EW_EXTERN_MAP
+
+extern template LoadFn<float> loader<float>(DType);
+extern template LoadFn<double> loader<double>(DType);
+extern template LoadFn<int64_t> loader<int64_t>(DType);
+extern template LoadFn<bool> loader<bool>(DType);
+extern template StoreFn<float> storer<float>(DType);
+extern template StoreFn<double> storer<double>(DType);
+extern template StoreFn<int64_t> storer<int64_t>(DType);
+extern template StoreFn<bool> storer<bool>(DType);
+
 }  // namespace pte::ew
