@@ -370,3 +370,21 @@ bool setup_unary(KernelContext& ctx, EValue* self, EValue* out_arg, Tensor*& out
 }
 
 }  // namespace pte::ew
+
+namespace pte::ew {
+
+#define PTE_EW_INSTANTIATE_MAP(N, C, R) \
+  template bool map_rows<N, C, R>(KernelContext&, Tensor&, const Operand*, void*, RowFn<N, R, C>);
+PTE_EW_MAP_COMBOS(PTE_EW_INSTANTIATE_MAP)
+#undef PTE_EW_INSTANTIATE_MAP
+
+template LoadFn<float> loader<float>(DType);
+template LoadFn<double> loader<double>(DType);
+template LoadFn<int64_t> loader<int64_t>(DType);
+template LoadFn<bool> loader<bool>(DType);
+template StoreFn<float> storer<float>(DType);
+template StoreFn<double> storer<double>(DType);
+template StoreFn<int64_t> storer<int64_t>(DType);
+template StoreFn<bool> storer<bool>(DType);
+
+}  // namespace pte::ew

@@ -310,10 +310,22 @@ inline void apply_row(Op& op, R* o, const C* const* p, const int64_t* s, int64_t
   }
 }
 
-template <int N, class C, class R, class Op>
+// The per-op part of map(): apply_row for one Op behind a function pointer, so that
+// the chunking, loading and storing below (MapJob) exist once per (N, C, R) and not
+// once per op.
+template <int N, class R, class C>
+using RowFn = void (*)(void* op, R* o, const C* const* p, const int64_t* s, int64_t n);
+
+template <int N, class R, class C, class Op>
+void apply_row_fn(void* op, R* o, const C* const* p, const int64_t* s, int64_t n) {
+  apply_row<N, R, C>(*static_cast<Op*>(op), o, p, s, n);
+}
+
+template <int N, class C, class R>
 struct MapJob {
   const Plan* plan;
-  Op* op;
+  void* op;
+  RowFn<N, R, C> row;
   const char* in_base[N];
   size_t in_size[N];
   bool in_direct[N];  // storage type is C
@@ -357,27 +369,25 @@ struct MapJob {
         const int64_t so = plan->strides[0][last];
         char* dst = out_base + static_cast<size_t>(off[0] + c0 * so) * out_size;
         R* o = (so == 1 && out_direct) ? reinterpret_cast<R*>(dst) : obuf;
-        apply_row<N, R, C>(*op, o, p, step, m);
+        row(op, o, p, step, m);
         if (o == obuf) store(obuf, dst, so, m);
       }
     });
   }
 };
 
-// out[...] = op(in[0][...], ..., in[N-1][...]) over out's shape, inputs loaded as C,
-// results (type R = op's return type) converted to out's dtype. `out` must already
-// have its final shape and every input must broadcast to it.
-template <class C, int N, class Op>
-bool map(KernelContext& ctx, Tensor& out, const Operand (&in)[N], Op& op) {
-  using R = typename result_of_t<N, Op, C>::type;
-  static_assert(N >= 1 && N <= 3, "map takes one to three inputs");
+// map() without the op: runs `row` over out's plan (defined once per N, C, R; kept
+// out of line so that every op shares the one copy).
+template <int N, class C, class R>
+__attribute__((noinline)) bool map_rows(KernelContext& ctx, Tensor& out, const Operand* in, void* op, RowFn<N, R, C> row) {
   Plan plan;
   make_plan(plan, out, in, N);
   if (plan.numel == 0) return true;
   if (!out.data) return ctx.fail("output tensor has no memory");
-  MapJob<N, C, R, Op> job;
+  MapJob<N, C, R> job;
   job.plan = &plan;
-  job.op = &op;
+  job.op = op;
+  job.row = row;
   for (int j = 0; j < N; ++j) {
     if (!in[j].data) return ctx.fail("input %d has no data", j);
     job.in_base[j] = static_cast<const char*>(in[j].data);
@@ -391,8 +401,19 @@ bool map(KernelContext& ctx, Tensor& out, const Operand (&in)[N], Op& op) {
   job.out_direct = out.dtype == storage_dtype<R>();
   job.store = storer<R>(out.dtype);
   if (!job.store) return ctx.fail("unsupported output dtype %s", dtype_name(out.dtype));
-  parallel_for(ctx, plan.numel, &job, &MapJob<N, C, R, Op>::run);
+  parallel_for(ctx, plan.numel, &job, &MapJob<N, C, R>::run);
   return true;
+}
+
+// out[...] = op(in[0][...], ..., in[N-1][...]) over out's shape, inputs loaded as C,
+// results (type R = op's return type) converted to out's dtype. `out` must already
+// have its final shape and every input must broadcast to it.
+template <class C, int N, class Op>
+bool map(KernelContext& ctx, Tensor& out, const Operand (&in)[N], Op& op) {
+  using R = typename result_of_t<N, Op, C>::type;
+  static_assert(N >= 1 && N <= 3, "map takes one to three inputs");
+  return map_rows<N, C, R>(ctx, out, in, const_cast<void*>(static_cast<const void*>(&op)),
+                           &apply_row_fn<N, R, C, Op>);
 }
 
 // Copies `src` (broadcast to out's shape) into out, converting the dtype; a raw
@@ -512,5 +533,28 @@ bool unary_activation(KernelContext& ctx, EValue* self, EValue* out_arg, Op op) 
   if (a.dtype == DType::Double) return map<double>(ctx, *out, in, op);
   return map<float>(ctx, *out, in, op);
 }
+
+// ---- shared instantiations --------------------------------------------------------------
+// The engine instances every op uses are compiled once, in elementwise.cpp; other
+// (arity, compute, result) combinations are instantiated where they are used.
+
+#define PTE_EW_MAP_COMBOS(X)                                                                              \
+  X(1, float, float) X(1, double, double) X(1, int64_t, int64_t) X(1, bool, bool) X(1, float, double)      \
+  X(1, double, float) X(1, float, bool) X(1, double, bool) X(1, int64_t, bool) X(2, float, float)          \
+  X(2, double, double) X(2, int64_t, int64_t) X(2, bool, bool) X(2, float, bool) X(2, double, bool)        \
+  X(2, int64_t, bool) X(3, float, float) X(3, double, double) X(3, int64_t, int64_t)
+#define PTE_EW_EXTERN_MAP(N, C, R) \
+  extern template bool map_rows<N, C, R>(KernelContext&, Tensor&, const Operand*, void*, RowFn<N, R, C>);
+PTE_EW_MAP_COMBOS(PTE_EW_EXTERN_MAP)
+#undef PTE_EW_EXTERN_MAP
+
+extern template LoadFn<float> loader<float>(DType);
+extern template LoadFn<double> loader<double>(DType);
+extern template LoadFn<int64_t> loader<int64_t>(DType);
+extern template LoadFn<bool> loader<bool>(DType);
+extern template StoreFn<float> storer<float>(DType);
+extern template StoreFn<double> storer<double>(DType);
+extern template StoreFn<int64_t> storer<int64_t>(DType);
+extern template StoreFn<bool> storer<bool>(DType);
 
 }  // namespace pte::ew

@@ -99,78 +99,34 @@ inline float dequantize_val(Q q, int64_t zero_point, float scale) {
 
 namespace pte::quant {
 
-// Quantizes x into y (same shape, any dim orders) in blocks of `block` consecutive
-// logical elements; params(b, &scale, &zero_point) gives block b's parameters.
-template <class F, class Q, class Params>
-void quantize_blocks(const Tensor& x, Tensor& y, int64_t block, int64_t qmin, int64_t qmax, Params params) {
-  const F* xp = x.ptr<F>();
-  Q* yp = y.ptr<Q>();
-  const bool cx = x.contiguous_order(), cy = y.contiguous_order();
-  const int64_t n = x.numel();
-  for (int64_t b0 = 0, b = 0; b0 < n; b0 += block, ++b) {
-    double scale;
-    int64_t zp;
-    params(b, &scale, &zp);
-    const float inv = 1.0f / static_cast<float>(scale);
-    const int64_t end = b0 + block < n ? b0 + block : n;
-    if (cx && cy) {
-      for (int64_t i = b0; i < end; ++i) yp[i] = quantize_val<Q>(inv, zp, xp[i], qmin, qmax);
-    } else {
-      for (int64_t i = b0; i < end; ++i)
-        yp[offset_of(y, cy, i)] = quantize_val<Q>(inv, zp, xp[offset_of(x, cx, i)], qmin, qmax);
-    }
-  }
-}
+// Block b's quantization parameters, behind a function pointer (state = the caller's functor).
+using ParamsFn = void (*)(const void* state, int64_t b, double* scale, int64_t* zero_point);
 
-// The inverse: y (float type F) = (q - zero_point) * scale per block.
-template <class Q, class F, class Params>
-void dequantize_blocks(const Tensor& x, Tensor& y, int64_t block, Params params) {
-  const Q* xp = x.ptr<Q>();
-  F* yp = y.ptr<F>();
-  const bool cx = x.contiguous_order(), cy = y.contiguous_order();
-  const int64_t n = x.numel();
-  for (int64_t b0 = 0, b = 0; b0 < n; b0 += block, ++b) {
-    double scale;
-    int64_t zp;
-    params(b, &scale, &zp);
-    const float s = static_cast<float>(scale);
-    const int64_t end = b0 + block < n ? b0 + block : n;
-    if (cx && cy) {
-      for (int64_t i = b0; i < end; ++i) yp[i] = convert<F>(dequantize_val(xp[i], zp, s));
-    } else {
-      for (int64_t i = b0; i < end; ++i) yp[offset_of(y, cy, i)] = convert<F>(dequantize_val(xp[offset_of(x, cx, i)], zp, s));
-    }
-  }
-}
+// Quantizes x (any floating dtype) into y (a quantized dtype, same shape, any dim
+// orders) in blocks of `block` consecutive logical elements, with the formula above.
+// Rows are converted at the edges: computed in float (double for a double input),
+// stored through one switch on y's dtype per chunk. Fails on unsupported dtypes.
+bool quantize_run(KernelContext& ctx, const char* op, const Tensor& x, Tensor& y, int64_t block, int64_t qmin,
+                  int64_t qmax, ParamsFn params, const void* state);
+// The inverse: y (any floating dtype) = (q - zero_point) * scale per block, in float.
+bool dequantize_run(KernelContext& ctx, const char* op, const Tensor& x, Tensor& y, int64_t block, ParamsFn params,
+                    const void* state);
 
-// Runs quantize_blocks for the (input float dtype, quantized dtype) pair.
+// params(b, &scale, &zero_point) gives block b's parameters.
 template <class Params>
 bool quantize_dispatch(KernelContext& ctx, const char* op, const Tensor& x, Tensor& y, int64_t block, int64_t qmin,
-                       int64_t qmax, Params params) {
-  switch (x.dtype) {
-    PTE_QFLOAT_CASES(switch (y.dtype) {
-      PTE_QUANT_CASES(quantize_blocks<F, Q>(x, y, block, qmin, qmax, params))
-      default:
-        return ctx.fail("%s: unsupported quantized dtype %s", op, dtype_name(y.dtype));
-    })
-    default:
-      return ctx.fail("%s: input must be a floating-point tensor, got %s", op, dtype_name(x.dtype));
-  }
-  return true;
+                       int64_t qmax, const Params& params) {
+  return quantize_run(ctx, op, x, y, block, qmin, qmax,
+                      [](const void* st, int64_t b, double* s, int64_t* z) { (*static_cast<const Params*>(st))(b, s, z); },
+                      &params);
 }
 
 template <class Params>
-bool dequantize_dispatch(KernelContext& ctx, const char* op, const Tensor& x, Tensor& y, int64_t block, Params params) {
-  switch (x.dtype) {
-    PTE_QUANT_CASES(switch (y.dtype) {
-      PTE_QFLOAT_CASES(dequantize_blocks<Q, F>(x, y, block, params))
-      default:
-        return ctx.fail("%s: output must be a floating-point tensor, got %s", op, dtype_name(y.dtype));
-    })
-    default:
-      return ctx.fail("%s: unsupported quantized input dtype %s", op, dtype_name(x.dtype));
-  }
-  return true;
+bool dequantize_dispatch(KernelContext& ctx, const char* op, const Tensor& x, Tensor& y, int64_t block,
+                         const Params& params) {
+  return dequantize_run(ctx, op, x, y, block,
+                        [](const void* st, int64_t b, double* s, int64_t* z) { (*static_cast<const Params*>(st))(b, s, z); },
+                        &params);
 }
 
 }  // namespace pte::quant

@@ -9,23 +9,24 @@ namespace pte {
 
 namespace {
 
-template <class T, bool IsMax>
-void amax_typed(const ReducePlan& p, const Tensor& in, Tensor& out) {
-  using C = compute_t<T>;
-  const T* x = in.ptr<T>();
-  T* y = out.ptr<T>();
+template <bool IsMax>
+void amax_run(const ReducePlan& p, const Tensor& in, Tensor& out) {
   int64_t len = 0, s = 0;
-  if (inner_row(p.inner, &len, &s)) {
-    for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) { y[b] = convert<T>(minmax_row<IsMax>(x + a, len, s)); });
+  const bool row = inner_row(p.inner, &len, &s);
+  if (in.dtype == DType::Float && row) {  // f32 rows
+    const float* x = in.ptr<float>();
+    float* y = out.ptr<float>();
+    for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) { y[b] = minmax_row<IsMax>(x + a, len, s); });
     return;
   }
+  // Any dtype: the value at the first extreme; a NaN in a row gives the quiet NaN
+  // (minmax_row's result), elsewhere the first NaN itself.
   for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) {
-    C best = static_cast<C>(x[a]);
-    for_each(p.inner, a, 0, [&](int64_t ia, int64_t) {
-      C v = static_cast<C>(x[ia]);
-      if (better<IsMax>(v, best)) best = v;
-    });
-    y[b] = convert<T>(best);
+    const int64_t off = iter_offset(p.inner, a, arg_extreme(in, p.inner, a, IsMax));
+    if (row && is_nan_at(in, off))
+      store_f64(out, b, std::numeric_limits<double>::quiet_NaN());
+    else
+      copy_element(in, off, out, b);
   });
 }
 
@@ -44,8 +45,8 @@ bool amax_common(KernelContext& ctx, EValue** args, const char* op) {
   if (!plan_reduce(ctx, in, mask, args[2]->b, out, p)) return false;
   if (p.inner.numel == 0 && p.outer.numel > 0)
     return ctx.fail("%s: cannot reduce over a zero-size dim (no identity)", op);
-  bool ok = visit_any_dtype(in.dtype, [&](auto tag) { amax_typed<typename decltype(tag)::type, IsMax>(p, in, out); });
-  if (!ok) return ctx.fail("%s: unsupported dtype %s", op, dtype_name(in.dtype));
+  if (!is_any_dtype(in.dtype)) return ctx.fail("%s: unsupported dtype %s", op, dtype_name(in.dtype));
+  amax_run<IsMax>(p, in, out);
   return true;
 }
 

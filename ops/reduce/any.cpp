@@ -15,27 +15,21 @@ namespace pte {
 
 namespace {
 
-template <class T, bool IsAll>
-void any_typed(const ReducePlan& p, const Tensor& in, Tensor& out) {
-  const T* x = in.ptr<T>();
-  int64_t len = 0, s = 0;
-  const bool row = inner_row(p.inner, &len, &s);
+// Every dtype is read as double in chunks (x != 0 is the same test on the double).
+void any_run(const ReducePlan& p, const Tensor& in, Tensor& out, bool is_all) {
   for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) {
-    bool r = IsAll;
-    if (row) {
-      const T* q = x + a;
-      for (int64_t i = 0; i < len; ++i) {
-        if (convert<bool>(q[i * s]) != IsAll) {
-          r = !IsAll;
+    bool r = is_all;
+    double buf[kChunk];
+    for (int64_t i0 = 0; i0 < p.inner.numel && r == is_all; i0 += kChunk) {
+      const int64_t m = p.inner.numel - i0 < kChunk ? p.inner.numel - i0 : kChunk;
+      gather(in.dtype, in.data, p.inner, a, i0, m, buf);
+      for (int64_t i = 0; i < m; ++i)
+        if ((buf[i] != 0.0) != is_all) {
+          r = !is_all;
           break;
         }
-      }
-    } else {
-      for_each(p.inner, a, 0, [&](int64_t ia, int64_t) {
-        if (convert<bool>(x[ia]) != IsAll) r = !IsAll;
-      });
     }
-    store_as(out, b, r);
+    store_i64(out, b, r);
   });
 }
 
@@ -55,8 +49,8 @@ bool any_common(KernelContext& ctx, const char* op, const EValue* self, const EV
   }
   ReducePlan p;
   if (!plan_reduce(ctx, in, mask, keepdim ? keepdim->b : false, out, p)) return false;
-  bool ok = visit_any_dtype(in.dtype, [&](auto tag) { any_typed<typename decltype(tag)::type, IsAll>(p, in, out); });
-  if (!ok) return ctx.fail("%s: unsupported dtype %s", op, dtype_name(in.dtype));
+  if (!is_any_dtype(in.dtype)) return ctx.fail("%s: unsupported dtype %s", op, dtype_name(in.dtype));
+  any_run(p, in, out, IsAll);
   return true;
 }
 

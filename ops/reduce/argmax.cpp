@@ -9,29 +9,16 @@ namespace pte {
 
 namespace {
 
-template <class T, bool IsMax>
-void argmax_typed(const ReducePlan& p, const Tensor& in, Tensor& out) {
-  using C = compute_t<T>;
-  const T* x = in.ptr<T>();
+template <bool IsMax>
+void argmax_run(const ReducePlan& p, const Tensor& in, Tensor& out) {
   int64_t* y = out.ptr<int64_t>();
   int64_t len = 0, s = 0;
-  if (inner_row(p.inner, &len, &s)) {
+  if (in.dtype == DType::Float && inner_row(p.inner, &len, &s)) {  // f32 rows: greedy sampling
+    const float* x = in.ptr<float>();
     for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) { y[b] = arg_row<IsMax>(x + a, len, s); });
     return;
   }
-  for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) {
-    C best = static_cast<C>(x[a]);
-    int64_t best_j = 0, j = 0;
-    for_each(p.inner, a, 0, [&](int64_t ia, int64_t) {
-      C v = static_cast<C>(x[ia]);
-      if (better<IsMax>(v, best)) {
-        best = v;
-        best_j = j;
-      }
-      ++j;
-    });
-    y[b] = best_j;
-  });
+  for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) { y[b] = arg_extreme(in, p.inner, a, IsMax); });
 }
 
 template <bool IsMax>
@@ -53,8 +40,8 @@ bool argmax_common(KernelContext& ctx, EValue** args, const char* op) {
   if (!plan_reduce(ctx, in, mask, args[2]->b, out, p)) return false;
   if (p.inner.numel == 0 && p.outer.numel > 0)
     return ctx.fail("%s: cannot take the %s of an empty dim", op, IsMax ? "argmax" : "argmin");
-  bool ok = visit_any_dtype(in.dtype, [&](auto tag) { argmax_typed<typename decltype(tag)::type, IsMax>(p, in, out); });
-  if (!ok) return ctx.fail("%s: unsupported dtype %s", op, dtype_name(in.dtype));
+  if (!is_any_dtype(in.dtype)) return ctx.fail("%s: unsupported dtype %s", op, dtype_name(in.dtype));
+  argmax_run<IsMax>(p, in, out);
   return true;
 }
 

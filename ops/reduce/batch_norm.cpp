@@ -35,12 +35,11 @@ struct BatchNormArgs {
   Tensor* save_invstd;
 };
 
-template <class T>
-void batch_norm_typed(const BatchNormArgs& a) {
-  using Cm = std::conditional_t<std::is_same_v<T, double>, double, float>;
+// Cm: the type of the affine part (double for a double input, float otherwise);
+// statistics in double; rows converted at the edges.
+template <class Cm>
+void batch_norm_run(const BatchNormArgs& a) {
   const Tensor& in = *a.in;
-  const T* x = in.ptr<T>();
-  T* y = a.out->ptr<T>();
   // every element of one channel: dim 0 and dims 2..
   DimIter ch;
   ch.push(in.sizes[0], in.strides[0], a.out->strides[0]);
@@ -53,12 +52,16 @@ void batch_norm_typed(const BatchNormArgs& a) {
     double mean, invstd;
     if (a.training) {
       double s = 0;
-      for_each(ch, a0, 0, [&](int64_t ia, int64_t) { s += convert<double>(x[ia]); });
+      for_chunks<double>(in.dtype, in.data, ch, a0, [&](const double* x, int64_t m, int64_t) {
+        for (int64_t i = 0; i < m; ++i) s += x[i];
+      });
       mean = s / count;
       double m2 = 0;
-      for_each(ch, a0, 0, [&](int64_t ia, int64_t) {
-        double d = convert<double>(x[ia]) - mean;
-        m2 += d * d;
+      for_chunks<double>(in.dtype, in.data, ch, a0, [&](const double* x, int64_t m, int64_t) {
+        for (int64_t i = 0; i < m; ++i) {
+          const double d = x[i] - mean;
+          m2 += d * d;
+        }
       });
       invstd = 1.0 / std::sqrt(m2 / count + a.eps);
       store_as(*a.save_mean, linear_offset(*a.save_mean, c), mean);
@@ -79,7 +82,11 @@ void batch_norm_typed(const BatchNormArgs& a) {
     const double wv = a.weight ? load_f64(*a.weight, linear_offset(*a.weight, c)) : 1.0;
     const double bv = a.bias ? load_f64(*a.bias, linear_offset(*a.bias, c)) : 0.0;
     const Cm scale = static_cast<Cm>(invstd * wv), shift = static_cast<Cm>(bv - mean * invstd * wv);
-    for_each(ch, a0, b0, [&](int64_t ia, int64_t ib) { y[ib] = convert<T>(static_cast<Cm>(x[ia]) * scale + shift); });
+    for_chunks<Cm>(in.dtype, in.data, ch, a0, [&](const Cm* x, int64_t m, int64_t i0) {
+      Cm y[kChunk];
+      for (int64_t i = 0; i < m; ++i) y[i] = x[i] * scale + shift;
+      scatter(*a.out, ch, b0, i0, m, y);
+    });
   }
 }
 
@@ -105,7 +112,10 @@ bool batch_norm_common(KernelContext& ctx, const char* op, BatchNormArgs& a) {
   if (!resize_output_like(ctx, *a.out, in) || !resize_output(ctx, *a.save_mean, &stat_size, 1) ||
       !resize_output(ctx, *a.save_invstd, &stat_size, 1))
     return false;
-  visit_float_dtype(in.dtype, [&](auto tag) { batch_norm_typed<typename decltype(tag)::type>(a); });
+  if (in.dtype == DType::Double)
+    batch_norm_run<double>(a);
+  else
+    batch_norm_run<float>(a);
   return true;
 }
 

@@ -11,46 +11,31 @@ namespace pte {
 
 namespace {
 
-template <class T, bool Prod>
-void cum_same_dtype(const ReducePlan& p, const Tensor& in, Tensor& out) {
-  const T* x = in.ptr<T>();
-  T* y = out.ptr<T>();
+// Running sum or product along the inner space, in double (floating out) or in
+// wrapping int64 (integral / bool out), over chunks converted from any input dtype.
+template <bool Prod>
+void cum_run(const ReducePlan& p, const Tensor& in, Tensor& out) {
+  const bool float_out = is_float_dtype(out.dtype);
   for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) {
-    if constexpr (is_floating_v<T>) {
+    if (float_out) {
       double acc = Prod ? 1.0 : 0.0;
-      for_each(p.inner, a, b, [&](int64_t ia, int64_t ib) {
-        double v = convert<double>(x[ia]);
-        acc = Prod ? acc * v : acc + v;
-        y[ib] = convert<T>(acc);
+      for_chunks<double>(in.dtype, in.data, p.inner, a, [&](const double* x, int64_t m, int64_t i0) {
+        double y[kChunk];
+        for (int64_t i = 0; i < m; ++i) y[i] = acc = Prod ? acc * x[i] : acc + x[i];
+        scatter(out, p.inner, b, i0, m, y);
       });
     } else {
       uint64_t acc = Prod ? 1 : 0;
-      for_each(p.inner, a, b, [&](int64_t ia, int64_t ib) {
-        uint64_t v = static_cast<uint64_t>(convert<int64_t>(x[ia]));
-        acc = Prod ? acc * v : acc + v;
-        y[ib] = convert<T>(static_cast<int64_t>(acc));
+      for_chunks<int64_t>(in.dtype, in.data, p.inner, a, [&](const int64_t* x, int64_t m, int64_t i0) {
+        int64_t y[kChunk];
+        for (int64_t i = 0; i < m; ++i) {
+          const uint64_t v = static_cast<uint64_t>(x[i]);
+          acc = Prod ? acc * v : acc + v;
+          y[i] = static_cast<int64_t>(acc);
+        }
+        scatter(out, p.inner, b, i0, m, y);
       });
     }
-  });
-}
-
-template <bool Prod>
-void cum_mixed(const ReducePlan& p, const Tensor& in, Tensor& out) {
-  const bool float_out = is_float_dtype(out.dtype);
-  for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) {
-    double accf = Prod ? 1.0 : 0.0;
-    uint64_t acci = Prod ? 1 : 0;
-    for_each(p.inner, a, b, [&](int64_t ia, int64_t ib) {
-      if (float_out) {
-        double v = load_f64(in, ia);
-        accf = Prod ? accf * v : accf + v;
-        store_as(out, ib, accf);
-      } else {
-        uint64_t v = static_cast<uint64_t>(load_i64(in, ia));
-        acci = Prod ? acci * v : acci + v;
-        store_as(out, ib, static_cast<int64_t>(acci));
-      }
-    });
   });
 }
 
@@ -71,10 +56,7 @@ bool cum_common(KernelContext& ctx, EValue** args, const char* op) {
   if (!single_dim_mask(ctx, op, args[1]->i, in.dim, mask)) return false;
   ReducePlan p;
   if (!plan_same_shape(ctx, in, mask, out, p)) return false;
-  if (in.dtype == out.dtype)
-    visit_any_dtype(in.dtype, [&](auto tag) { cum_same_dtype<typename decltype(tag)::type, Prod>(p, in, out); });
-  else
-    cum_mixed<Prod>(p, in, out);
+  cum_run<Prod>(p, in, out);
   return true;
 }
 

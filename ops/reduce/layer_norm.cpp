@@ -24,69 +24,78 @@ struct LayerNormArgs {
   Tensor* rstd;
 };
 
-// One contiguous-or-strided row: out = (x - mean) * rstd * w + b.
-template <class T, class W, class C>
-void layer_norm_row(const T* x, int64_t sx, T* y, int64_t sy, int64_t n, const W* w, const W* b, C mean, C rstd) {
-  if (w && b) {
-    for (int64_t j = 0; j < n; ++j)
-      y[j * sy] = convert<T>((static_cast<C>(x[j * sx]) - mean) * rstd * static_cast<C>(w[j]) + static_cast<C>(b[j]));
-  } else if (w) {
-    for (int64_t j = 0; j < n; ++j)
-      y[j * sy] = convert<T>((static_cast<C>(x[j * sx]) - mean) * rstd * static_cast<C>(w[j]));
-  } else if (b) {
-    for (int64_t j = 0; j < n; ++j)
-      y[j * sy] = convert<T>((static_cast<C>(x[j * sx]) - mean) * rstd + static_cast<C>(b[j]));
-  } else {
-    for (int64_t j = 0; j < n; ++j) y[j * sy] = convert<T>((static_cast<C>(x[j * sx]) - mean) * rstd);
-  }
-}
-
-template <class T, class W>
-void layer_norm_typed(KernelContext& ctx, const ReducePlan& p, const LayerNormArgs& a) {
-  using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
-  const T* x = a.in->ptr<T>();
-  T* y = a.out->ptr<T>();
-  const W* w = a.weight ? a.weight->ptr<W>() : nullptr;
-  const W* bi = a.bias ? a.bias->ptr<W>() : nullptr;
-  const bool w_contig = !a.weight || a.weight->contiguous_order();
-  const bool b_contig = !a.bias || a.bias->contiguous_order();
+// f32 input and weights, contiguous rows: the hot path (transformers' LayerNorm).
+void layer_norm_f32(KernelContext& ctx, const ReducePlan& p, const LayerNormArgs& a) {
+  const float* x = a.in->ptr<float>();
+  float* y = a.out->ptr<float>();
+  const float* w = a.weight ? a.weight->ptr<float>() : nullptr;
+  const float* bi = a.bias ? a.bias->ptr<float>() : nullptr;
   const bool m_contig = a.mean->contiguous_order(), r_contig = a.rstd->contiguous_order();
   const int64_t n = p.inner.numel;
   int64_t len = 0, sa = 0, sb = 0;
-  const bool row = inner_row(p.inner, &len, &sa, &sb) && w_contig && b_contig;
+  inner_row(p.inner, &len, &sa, &sb);
   parallel_for_each(ctx, p.outer, p.outer.numel * n * 3, [&](int64_t ra, int64_t rb, int64_t k) {
     double mean = 0, rstd = NAN;
     if (n > 0) {
-      double s = 0, m2 = 0;
-      if (row) {
-        s = sum_row_f64(x + ra, len, sa);
-        mean = s / static_cast<double>(n);
-        m2 = sq_dev_row_f64(x + ra, len, sa, mean);
-      } else {
-        for_each(p.inner, ra, 0, [&](int64_t ia, int64_t) { s += convert<double>(x[ia]); });
-        mean = s / static_cast<double>(n);
-        for_each(p.inner, ra, 0, [&](int64_t ia, int64_t) {
-          double d = convert<double>(x[ia]) - mean;
-          m2 += d * d;
-        });
-      }
+      mean = sum_row_f64(x + ra, len, sa) / static_cast<double>(n);
+      rstd = 1.0 / std::sqrt(sq_dev_row_f64(x + ra, len, sa, mean) / static_cast<double>(n) + a.eps);
+    }
+    const float mc = static_cast<float>(mean), rc = static_cast<float>(rstd);
+    const float* xr = x + ra;
+    float* yr = y + rb;
+    for (int64_t j = 0; j < len; ++j) {
+      float v = (xr[j * sa] - mc) * rc;
+      if (w) v *= w[j];
+      if (bi) v += bi[j];
+      yr[j * sb] = v;
+    }
+    store_f64(*a.mean, m_contig ? k : strided_offset(*a.mean, k), mean);
+    store_f64(*a.rstd, r_contig ? k : strided_offset(*a.rstd, k), rstd);
+  });
+}
+
+// n elements from logical index j0 of a 1-d-like weight or bias, converted to C.
+template <class C>
+void load_param(const Tensor& t, int64_t j0, int64_t n, C* dst) {
+  if (t.contiguous_order()) return load_row(t.dtype, t.data, j0, n, 1, dst);
+  for (int64_t j = 0; j < n; ++j) dst[j] = static_cast<C>(load_f64(t, strided_offset(t, j0 + j)));
+}
+
+// Any floating dtypes: statistics in double over converted chunks, the affine part
+// in C (double for a double input, float otherwise, as torch computes).
+template <class C>
+void layer_norm_any(KernelContext& ctx, const ReducePlan& p, const LayerNormArgs& a) {
+  const bool m_contig = a.mean->contiguous_order(), r_contig = a.rstd->contiguous_order();
+  const int64_t n = p.inner.numel;
+  int64_t len = 0, sa = 0;
+  const bool contig_params = (!a.weight || a.weight->contiguous_order()) && (!a.bias || a.bias->contiguous_order());
+  const bool row = inner_row(p.inner, &len, &sa) && contig_params;  // else one accumulator, as before
+  parallel_for_each(ctx, p.outer, p.outer.numel * n * 3, [&](int64_t ra, int64_t rb, int64_t k) {
+    double mean = 0, rstd = NAN;
+    if (n > 0) {
+      mean = row_sum(p.inner, *a.in, ra, row && sa == 1, [](double v) { return v; }) / static_cast<double>(n);
+      const double m2 = row_sum(p.inner, *a.in, ra, row, [mean](double v) {
+        const double d = v - mean;
+        return d * d;
+      });
       rstd = 1.0 / std::sqrt(m2 / static_cast<double>(n) + a.eps);
     }
     const C mc = static_cast<C>(mean), rc = static_cast<C>(rstd);
-    if (row) {
-      layer_norm_row<T, W, C>(x + ra, sa, y + rb, sb, len, w, bi, mc, rc);
-    } else {
-      int64_t j = 0;
-      for_each(p.inner, ra, rb, [&](int64_t ia, int64_t ib) {
-        C v = (static_cast<C>(x[ia]) - mc) * rc;
-        if (w) v *= static_cast<C>(w[w_contig ? j : strided_offset(*a.weight, j)]);
-        if (bi) v += static_cast<C>(bi[b_contig ? j : strided_offset(*a.bias, j)]);
-        y[ib] = convert<T>(v);
-        ++j;
-      });
-    }
-    store_as(*a.mean, m_contig ? k : strided_offset(*a.mean, k), mean);
-    store_as(*a.rstd, r_contig ? k : strided_offset(*a.rstd, k), rstd);
+    for_chunks<C>(a.in->dtype, a.in->data, p.inner, ra, [&](const C* xb, int64_t m, int64_t j0) {
+      C v[kChunk], pb[kChunk];
+      for (int64_t j = 0; j < m; ++j) v[j] = (xb[j] - mc) * rc;
+      if (a.weight) {
+        load_param(*a.weight, j0, m, pb);
+        for (int64_t j = 0; j < m; ++j) v[j] *= pb[j];
+      }
+      if (a.bias) {
+        load_param(*a.bias, j0, m, pb);
+        for (int64_t j = 0; j < m; ++j) v[j] += pb[j];
+      }
+      scatter(*a.out, p.inner, rb, j0, m, v);
+    });
+    store_f64(*a.mean, m_contig ? k : strided_offset(*a.mean, k), mean);
+    store_f64(*a.rstd, r_contig ? k : strided_offset(*a.rstd, k), rstd);
   });
 }
 
@@ -136,11 +145,14 @@ bool native_layer_norm_out(KernelContext& ctx, EValue** args) {
   if (!plan_same_shape(ctx, in, mask, *a.out, p)) return false;
   if (!resize_output(ctx, *a.mean, p.out_sizes, p.out_dim) || !resize_output(ctx, *a.rstd, p.out_sizes, p.out_dim))
     return false;
-  visit_float_dtype(in.dtype, [&](auto ti) {
-    visit_float_dtype(wdt, [&](auto tw) {
-      layer_norm_typed<typename decltype(ti)::type, typename decltype(tw)::type>(ctx, p, a);
-    });
-  });
+  int64_t len = 0, sa = 0;
+  const bool contig_params = (!a.weight || a.weight->contiguous_order()) && (!a.bias || a.bias->contiguous_order());
+  if (in.dtype == DType::Float && wdt == DType::Float && contig_params && inner_row(p.inner, &len, &sa))
+    layer_norm_f32(ctx, p, a);
+  else if (in.dtype == DType::Double)
+    layer_norm_any<double>(ctx, p, a);
+  else
+    layer_norm_any<float>(ctx, p, a);
   return true;
 }
 

@@ -10,19 +10,20 @@ namespace pte {
 
 namespace {
 
-template <class T>
-void logsumexp_typed(const ReducePlan& p, const Tensor& in, Tensor& out) {
-  const T* x = in.ptr<T>();
+// In double over chunks converted from any dtype.
+void logsumexp_run(const ReducePlan& p, const Tensor& in, Tensor& out) {
   for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) {
     double m = -INFINITY;
-    for_each(p.inner, a, 0, [&](int64_t ia, int64_t) {
-      double v = convert<double>(x[ia]);
-      if (better<true>(v, m)) m = v;
+    for_chunks<double>(in.dtype, in.data, p.inner, a, [&](const double* x, int64_t n, int64_t) {
+      for (int64_t i = 0; i < n; ++i)
+        if (better<true>(x[i], m)) m = x[i];
     });
     if (std::isinf(m)) m = 0;
     double s = 0;
-    for_each(p.inner, a, 0, [&](int64_t ia, int64_t) { s += std::exp(convert<double>(x[ia]) - m); });
-    store_as(out, b, std::log(s) + m);
+    for_chunks<double>(in.dtype, in.data, p.inner, a, [&](const double* x, int64_t n, int64_t) {
+      for (int64_t i = 0; i < n; ++i) s += std::exp(x[i] - m);
+    });
+    store_f64(out, b, std::log(s) + m);
   });
 }
 
@@ -40,8 +41,8 @@ bool logsumexp_out(KernelContext& ctx, EValue** args) {
   if (!parse_dim_mask(ctx, op, args[1], in.dim, true, mask)) return false;
   ReducePlan p;
   if (!plan_reduce(ctx, in, mask, args[2]->b, out, p)) return false;
-  bool ok = visit_any_dtype(in.dtype, [&](auto tag) { logsumexp_typed<typename decltype(tag)::type>(p, in, out); });
-  if (!ok) return ctx.fail("%s: unsupported dtype %s", op, dtype_name(in.dtype));
+  if (!is_any_dtype(in.dtype)) return ctx.fail("%s: unsupported dtype %s", op, dtype_name(in.dtype));
+  logsumexp_run(p, in, out);
   return true;
 }
 

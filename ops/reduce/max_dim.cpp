@@ -14,36 +14,26 @@ namespace pte {
 
 namespace {
 
-template <class T, bool IsMax>
-void max_dim_typed(const ReducePlan& p, const Tensor& in, Tensor& values, Tensor& indices) {
-  using C = compute_t<T>;
-  const T* x = in.ptr<T>();
-  T* y = values.ptr<T>();
+template <bool IsMax>
+void max_dim_run(const ReducePlan& p, const Tensor& in, Tensor& values, Tensor& indices) {
   const bool idx_contig = indices.contiguous_order();
   int64_t k = 0;
   int64_t len = 0, s = 0;
-  if (inner_row(p.inner, &len, &s)) {
+  if (in.dtype == DType::Float && inner_row(p.inner, &len, &s)) {  // f32 rows
+    const float* x = in.ptr<float>();
+    float* y = values.ptr<float>();
     for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) {
       const int64_t j = arg_row<IsMax>(x + a, len, s);
       y[b] = x[a + j * s];
-      store_as(indices, idx_contig ? k : strided_offset(indices, k), j);
+      store_i64(indices, idx_contig ? k : strided_offset(indices, k), j);
       ++k;
     });
     return;
   }
   for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) {
-    C best = static_cast<C>(x[a]);
-    int64_t best_j = 0, j = 0;
-    for_each(p.inner, a, 0, [&](int64_t ia, int64_t) {
-      C v = static_cast<C>(x[ia]);
-      if (better<IsMax>(v, best)) {
-        best = v;
-        best_j = j;
-      }
-      ++j;
-    });
-    y[b] = convert<T>(best);
-    store_as(indices, idx_contig ? k : strided_offset(indices, k), best_j);
+    const int64_t j = arg_extreme(in, p.inner, a, IsMax);
+    copy_element(in, iter_offset(p.inner, a, j), values, b);
+    store_i64(indices, idx_contig ? k : strided_offset(indices, k), j);
     ++k;
   });
 }
@@ -69,29 +59,28 @@ bool max_dim_common(KernelContext& ctx, EValue** args, const char* op) {
   if (!resize_output(ctx, indices, p.out_sizes, p.out_dim)) return false;
   if (p.inner.numel == 0 && p.outer.numel > 0)
     return ctx.fail("%s: cannot reduce over a zero-size dim", op);
-  bool ok = visit_any_dtype(in.dtype, [&](auto tag) {
-    max_dim_typed<typename decltype(tag)::type, IsMax>(p, in, values, indices);
-  });
-  if (!ok) return ctx.fail("%s: unsupported dtype %s", op, dtype_name(in.dtype));
+  if (!is_any_dtype(in.dtype)) return ctx.fail("%s: unsupported dtype %s", op, dtype_name(in.dtype));
+  max_dim_run<IsMax>(p, in, values, indices);
   return true;
 }
 
-template <class T, bool IsMax>
-void max_all_typed(const Tensor& in, Tensor& out) {
-  using C = compute_t<T>;
-  const T* x = in.ptr<T>();
+template <bool IsMax>
+void max_all_run(const Tensor& in, Tensor& out) {
   const int64_t n = in.numel();
   const bool contig = in.contiguous_order();
-  if (contig) {
-    out.ptr<T>()[0] = convert<T>(minmax_row<IsMax>(x, n, 1));
+  if (contig && in.dtype == DType::Float) {
+    out.ptr<float>()[0] = minmax_row<IsMax>(in.ptr<float>(), n, 1);
     return;
   }
-  C best = static_cast<C>(x[0]);
-  for (int64_t i = 0; i < n; ++i) {
-    C v = static_cast<C>(x[contig ? i : strided_offset(in, i)]);
-    if (better<IsMax>(v, best)) best = v;
-  }
-  out.ptr<T>()[0] = convert<T>(best);
+  // Any dtype: the value at the first extreme in logical order; a NaN gives the
+  // quiet NaN for a contiguous input (minmax_row's result), else the first NaN.
+  DimIter it;
+  for (int d = 0; d < in.dim; ++d) it.push(in.sizes[d], in.strides[d], 0);
+  const int64_t off = iter_offset(it, 0, arg_extreme(in, it, 0, IsMax));
+  if (contig && is_nan_at(in, off))
+    store_f64(out, 0, std::numeric_limits<double>::quiet_NaN());
+  else
+    copy_element(in, off, out, 0);
 }
 
 template <bool IsMax>
@@ -103,8 +92,8 @@ bool max_unary_common(KernelContext& ctx, EValue** args, const char* op) {
     return ctx.fail("%s: out dtype %s must match input dtype %s", op, dtype_name(out.dtype), dtype_name(in.dtype));
   if (!resize_output(ctx, out, nullptr, 0)) return false;
   if (in.numel() == 0) return ctx.fail("%s: empty input has no %s", op, IsMax ? "maximum" : "minimum");
-  bool ok = visit_any_dtype(in.dtype, [&](auto tag) { max_all_typed<typename decltype(tag)::type, IsMax>(in, out); });
-  if (!ok) return ctx.fail("%s: unsupported dtype %s", op, dtype_name(in.dtype));
+  if (!is_any_dtype(in.dtype)) return ctx.fail("%s: unsupported dtype %s", op, dtype_name(in.dtype));
+  max_all_run<IsMax>(in, out);
   return true;
 }
 

@@ -25,16 +25,24 @@ static bool mean_common(KernelContext& ctx, const char* op, const Tensor& in, co
   if (!plan_reduce(ctx, in, mask, keepdim, out, p)) return false;
   if (out.dtype == DType::Double) return sum_reduce(ctx, op, p, in, out, static_cast<double>(p.inner.numel));
   const float count = static_cast<float>(p.inner.numel);
-  bool ok = visit_any_dtype(in.dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* x = in.ptr<T>();
-    parallel_for_each(ctx, p.outer, p.outer.numel * p.inner.numel, [&](int64_t a, int64_t b, int64_t) {
+  if (!is_any_dtype(in.dtype)) return ctx.fail("%s: unsupported input dtype %s", op, dtype_name(in.dtype));
+  int64_t len = 0, s = 0;
+  if (in.dtype == DType::Float && inner_row(p.inner, &len, &s)) {  // f32 rows (RMSNorm): read in place
+    const float* x = in.ptr<float>();
+    parallel_for_each(ctx, p.outer, p.outer.numel * len, [&](int64_t a, int64_t b, int64_t) {
       float acc = 0.0f;
-      for_each(p.inner, a, 0, [&](int64_t ia, int64_t) { acc += convert<float>(x[ia]); });
-      store_as(out, b, acc / count);
+      for (int64_t i = 0; i < len; ++i) acc += x[a + i * s];
+      store_f64(out, b, acc / count);
     });
+    return true;
+  }
+  parallel_for_each(ctx, p.outer, p.outer.numel * p.inner.numel, [&](int64_t a, int64_t b, int64_t) {
+    float acc = 0.0f;
+    for_chunks<float>(in.dtype, in.data, p.inner, a, [&](const float* buf, int64_t m, int64_t) {
+      for (int64_t i = 0; i < m; ++i) acc += buf[i];
+    });
+    store_f64(out, b, acc / count);
   });
-  if (!ok) return ctx.fail("%s: unsupported input dtype %s", op, dtype_name(in.dtype));
   return true;
 }
 

@@ -10,18 +10,21 @@ namespace pte {
 
 namespace {
 
-template <class T>
-void prod_typed(const ReducePlan& p, const Tensor& in, Tensor& out, bool float_out) {
-  const T* x = in.ptr<T>();
+// Product in double (floating out) or wrapping int64, over converted chunks.
+void prod_run(const ReducePlan& p, const Tensor& in, Tensor& out, bool float_out) {
   for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) {
     if (float_out) {
       double acc = 1;
-      for_each(p.inner, a, 0, [&](int64_t ia, int64_t) { acc *= convert<double>(x[ia]); });
-      store_as(out, b, acc);
+      for_chunks<double>(in.dtype, in.data, p.inner, a, [&](const double* x, int64_t m, int64_t) {
+        for (int64_t i = 0; i < m; ++i) acc *= x[i];
+      });
+      store_f64(out, b, acc);
     } else {
       uint64_t acc = 1;  // unsigned: wraps instead of overflowing
-      for_each(p.inner, a, 0, [&](int64_t ia, int64_t) { acc *= static_cast<uint64_t>(convert<int64_t>(x[ia])); });
-      store_as(out, b, static_cast<int64_t>(acc));
+      for_chunks<int64_t>(in.dtype, in.data, p.inner, a, [&](const int64_t* x, int64_t m, int64_t) {
+        for (int64_t i = 0; i < m; ++i) acc *= static_cast<uint64_t>(x[i]);
+      });
+      store_i64(out, b, static_cast<int64_t>(acc));
     }
   });
 }
@@ -33,8 +36,8 @@ bool prod_common(KernelContext& ctx, const char* op, const Tensor& in, const boo
   ReducePlan p;
   if (!plan_reduce(ctx, in, mask, keepdim, out, p)) return false;
   bool float_out = is_float_dtype(out.dtype);
-  bool ok = visit_any_dtype(in.dtype, [&](auto tag) { prod_typed<typename decltype(tag)::type>(p, in, out, float_out); });
-  if (!ok) return ctx.fail("%s: unsupported input dtype %s", op, dtype_name(in.dtype));
+  if (!is_any_dtype(in.dtype)) return ctx.fail("%s: unsupported input dtype %s", op, dtype_name(in.dtype));
+  prod_run(p, in, out, float_out);
   return true;
 }
 

@@ -2,6 +2,180 @@
 
 namespace pte {
 
+void store_f64(const Tensor& t, int64_t off, double v) {
+  visit_any_dtype(t.dtype, [&](auto tag) {
+    using O = typename decltype(tag)::type;
+    static_cast<O*>(t.data)[off] = convert<O>(v);
+  });
+}
+
+void store_i64(const Tensor& t, int64_t off, int64_t v) {
+  visit_any_dtype(t.dtype, [&](auto tag) {
+    using O = typename decltype(tag)::type;
+    static_cast<O*>(t.data)[off] = convert<O>(v);
+  });
+}
+
+double load_f64(const Tensor& t, int64_t off) {
+  double r = 0;
+  visit_any_dtype(t.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    r = convert<double>(static_cast<const T*>(t.data)[off]);
+  });
+  return r;
+}
+
+int64_t load_i64(const Tensor& t, int64_t off) {
+  int64_t r = 0;
+  visit_any_dtype(t.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    r = convert<int64_t>(static_cast<const T*>(t.data)[off]);
+  });
+  return r;
+}
+
+namespace {
+
+template <class C>
+void load_row_t(DType dt, const void* base, int64_t off, int64_t n, int64_t s, C* dst) {
+  visit_any_dtype(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* x = static_cast<const T*>(base) + off;
+    for (int64_t i = 0; i < n; ++i) dst[i] = convert<C>(x[i * s]);
+  });
+}
+
+// Input (stream a, b = false) or output (b = true) offsets of indices [begin, begin + n) of it.
+void offsets(const DimIter& it, bool b, int64_t begin, int64_t n, int64_t* off) {
+  for_each_range(it, begin, begin + n, [&](int64_t oa, int64_t ob, int64_t k) { off[k - begin] = b ? ob : oa; });
+}
+
+template <class C>
+void gather_t(DType dt, const void* base, const DimIter& it, int64_t a0, int64_t begin, int64_t n, C* dst) {
+  if (it.n <= 1) {
+    const int64_t s = it.n ? it.sa[0] : 1;
+    load_row(dt, base, a0 + begin * s, n, s, dst);
+    return;
+  }
+  for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
+    const int64_t m = n - i0 < kChunk ? n - i0 : kChunk;
+    int64_t off[kChunk];
+    offsets(it, false, begin + i0, m, off);
+    visit_any_dtype(dt, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* x = static_cast<const T*>(base) + a0;
+      for (int64_t i = 0; i < m; ++i) dst[i0 + i] = convert<C>(x[off[i]]);
+    });
+  }
+}
+
+template <class C>
+void store_row_t(const Tensor& t, int64_t off, int64_t n, int64_t s, const C* src) {
+  visit_any_dtype(t.dtype, [&](auto tag) {
+    using O = typename decltype(tag)::type;
+    O* y = static_cast<O*>(t.data) + off;
+    for (int64_t i = 0; i < n; ++i) y[i * s] = convert<O>(src[i]);
+  });
+}
+
+template <class C>
+void scatter_t(const Tensor& t, const DimIter& it, int64_t b0, int64_t begin, int64_t n, const C* src) {
+  if (it.n <= 1) {
+    const int64_t s = it.n ? it.sb[0] : 1;
+    store_row(t, b0 + begin * s, n, s, src);
+    return;
+  }
+  for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
+    const int64_t m = n - i0 < kChunk ? n - i0 : kChunk;
+    int64_t off[kChunk];
+    offsets(it, true, begin + i0, m, off);
+    visit_any_dtype(t.dtype, [&](auto tag) {
+      using O = typename decltype(tag)::type;
+      O* y = static_cast<O*>(t.data) + b0;
+      for (int64_t i = 0; i < m; ++i) y[off[i]] = convert<O>(src[i0 + i]);
+    });
+  }
+}
+
+}  // namespace
+
+void load_row(DType dt, const void* base, int64_t off, int64_t n, int64_t s, double* dst) { load_row_t(dt, base, off, n, s, dst); }
+void load_row(DType dt, const void* base, int64_t off, int64_t n, int64_t s, float* dst) { load_row_t(dt, base, off, n, s, dst); }
+void load_row(DType dt, const void* base, int64_t off, int64_t n, int64_t s, int64_t* dst) { load_row_t(dt, base, off, n, s, dst); }
+void gather(DType dt, const void* base, const DimIter& it, int64_t a0, int64_t begin, int64_t n, double* dst) {
+  gather_t(dt, base, it, a0, begin, n, dst);
+}
+void gather(DType dt, const void* base, const DimIter& it, int64_t a0, int64_t begin, int64_t n, float* dst) {
+  gather_t(dt, base, it, a0, begin, n, dst);
+}
+void gather(DType dt, const void* base, const DimIter& it, int64_t a0, int64_t begin, int64_t n, int64_t* dst) {
+  gather_t(dt, base, it, a0, begin, n, dst);
+}
+void store_row(const Tensor& t, int64_t off, int64_t n, int64_t s, const double* src) { store_row_t(t, off, n, s, src); }
+void store_row(const Tensor& t, int64_t off, int64_t n, int64_t s, const float* src) { store_row_t(t, off, n, s, src); }
+void store_row(const Tensor& t, int64_t off, int64_t n, int64_t s, const int64_t* src) { store_row_t(t, off, n, s, src); }
+void scatter(const Tensor& t, const DimIter& it, int64_t b0, int64_t begin, int64_t n, const double* src) {
+  scatter_t(t, it, b0, begin, n, src);
+}
+void scatter(const Tensor& t, const DimIter& it, int64_t b0, int64_t begin, int64_t n, const float* src) {
+  scatter_t(t, it, b0, begin, n, src);
+}
+void scatter(const Tensor& t, const DimIter& it, int64_t b0, int64_t begin, int64_t n, const int64_t* src) {
+  scatter_t(t, it, b0, begin, n, src);
+}
+
+int64_t iter_offset(const DimIter& it, int64_t a0, int64_t k) {
+  int64_t a = a0;
+  for (int d = it.n - 1; d >= 0; --d) {
+    a += (k % it.size[d]) * it.sa[d];
+    k /= it.size[d];
+  }
+  return a;
+}
+
+namespace {
+
+template <class C, bool IsMax>
+int64_t arg_extreme_t(const Tensor& in, const DimIter& it, int64_t a0) {
+  C buf[kChunk];
+  C best{};
+  int64_t idx = 0;
+  for (int64_t i0 = 0; i0 < it.numel; i0 += kChunk) {
+    const int64_t m = it.numel - i0 < kChunk ? it.numel - i0 : kChunk;
+    gather(in.dtype, in.data, it, a0, i0, m, buf);
+    int64_t i = 0;
+    if (i0 == 0) {
+      best = buf[0];
+      if (isnan_v(best)) return 0;
+      i = 1;
+    }
+    for (; i < m; ++i) {
+      const C v = buf[i];
+      if (isnan_v(v)) return i0 + i;
+      if (IsMax ? v > best : v < best) {
+        best = v;
+        idx = i0 + i;
+      }
+    }
+  }
+  return idx;
+}
+
+}  // namespace
+
+int64_t arg_extreme(const Tensor& in, const DimIter& it, int64_t a0, bool is_max) {
+  if (is_float_dtype(in.dtype))
+    return is_max ? arg_extreme_t<double, true>(in, it, a0) : arg_extreme_t<double, false>(in, it, a0);
+  return is_max ? arg_extreme_t<int64_t, true>(in, it, a0) : arg_extreme_t<int64_t, false>(in, it, a0);
+}
+
+void copy_element(const Tensor& in, int64_t src, const Tensor& out, int64_t dst) {
+  const size_t es = dtype_size(in.dtype);
+  std::memcpy(static_cast<char*>(out.data) + dst * es, static_cast<const char*>(in.data) + src * es, es);
+}
+
+bool is_nan_at(const Tensor& t, int64_t off) { return is_float_dtype(t.dtype) && std::isnan(load_f64(t, off)); }
+
 bool check_dtype_arg(KernelContext& ctx, const char* op, const EValue* dtype_arg, const Tensor& out) {
   if (!dtype_arg || dtype_arg->is_none()) return true;
   if (dtype_arg->tag != Tag::Int) return ctx.fail("%s: dtype must be a ScalarType (Int) or None, got %s", op,

@@ -76,35 +76,34 @@ inline bool visit_any_dtype(DType dt, F&& f) {
   return visit_real_dtype(dt, f);
 }
 
+// Element `off` of t (t's dtype satisfying is_any_dtype) written from a double or an
+// int64, converted as torch converts; defined once in reduce_util.cpp so that the
+// dtype switch is not inlined into every kernel loop.
+void store_f64(const Tensor& t, int64_t off, double v);
+void store_i64(const Tensor& t, int64_t off, int64_t v);
+
 // Writes v (any arithmetic type, Half or BFloat16) to element `off` of t, converted
-// to t's dtype as torch converts. t's dtype must satisfy is_any_dtype.
+// to t's dtype as torch converts. t's dtype must satisfy is_any_dtype. Floating
+// values go through double and integral ones through int64, which changes no result
+// (both widenings are exact).
 template <class V>
 inline void store_as(const Tensor& t, int64_t off, V v) {
-  visit_any_dtype(t.dtype, [&](auto tag) {
-    using O = typename decltype(tag)::type;
-    static_cast<O*>(t.data)[off] = convert<O>(v);
-  });
+  if constexpr (is_floating_v<V>) {
+    store_f64(t, off, convert<double>(v));
+  } else if constexpr (std::is_same_v<V, bool> || (std::is_integral_v<V> && (std::is_signed_v<V> || sizeof(V) < 8))) {
+    store_i64(t, off, static_cast<int64_t>(v));
+  } else {
+    visit_any_dtype(t.dtype, [&](auto tag) {
+      using O = typename decltype(tag)::type;
+      static_cast<O*>(t.data)[off] = convert<O>(v);
+    });
+  }
 }
 
 // Reads element `off` of t (any dtype satisfying is_any_dtype) as double.
-inline double load_f64(const Tensor& t, int64_t off) {
-  double r = 0;
-  visit_any_dtype(t.dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    r = convert<double>(static_cast<const T*>(t.data)[off]);
-  });
-  return r;
-}
-
+double load_f64(const Tensor& t, int64_t off);
 // Reads element `off` of t (any dtype satisfying is_any_dtype) as int64 (floats truncate).
-inline int64_t load_i64(const Tensor& t, int64_t off) {
-  int64_t r = 0;
-  visit_any_dtype(t.dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    r = convert<int64_t>(static_cast<const T*>(t.data)[off]);
-  });
-  return r;
-}
+int64_t load_i64(const Tensor& t, int64_t off);
 
 // Offset of logical element k of t (fast when t has the identity dim order).
 inline int64_t linear_offset(const Tensor& t, int64_t k) {
@@ -399,6 +398,86 @@ inline int64_t arg_row(const T* x, int64_t n, int64_t s) {
     }
   }
   return idx;
+}
+
+}  // namespace pte
+
+namespace pte {
+
+// ---- conversion at the edges -------------------------------------------------------
+// Kernels that are not on a hot path compute in few types (double for floating
+// results, int64 for integral ones, float where torch accumulates in float) and
+// convert rows of their input into a small stack buffer of that type with these
+// functions: the dtype switch runs once per chunk, and the kernel's loop exists once
+// per compute type instead of once per input dtype x output dtype.
+
+constexpr int64_t kChunk = 256;  // elements converted per call (a multiple of 4)
+
+// dst[i] = convert<C>(x[off + i * s]) for i < n, x being `base` read as dtype dt
+// (is_any_dtype), C = double, float or int64_t.
+void load_row(DType dt, const void* base, int64_t off, int64_t n, int64_t s, double* dst);
+void load_row(DType dt, const void* base, int64_t off, int64_t n, int64_t s, float* dst);
+void load_row(DType dt, const void* base, int64_t off, int64_t n, int64_t s, int64_t* dst);
+
+// Converts the elements of indices [begin, begin + n) of stream a of `it` (offset by
+// a0) like load_row; one strided load_row when `it` has at most one dim.
+void gather(DType dt, const void* base, const DimIter& it, int64_t a0, int64_t begin, int64_t n, double* dst);
+void gather(DType dt, const void* base, const DimIter& it, int64_t a0, int64_t begin, int64_t n, float* dst);
+void gather(DType dt, const void* base, const DimIter& it, int64_t a0, int64_t begin, int64_t n, int64_t* dst);
+
+// Writes src[i] to element off + i * s of t for i < n, converted to t's dtype.
+void store_row(const Tensor& t, int64_t off, int64_t n, int64_t s, const double* src);
+void store_row(const Tensor& t, int64_t off, int64_t n, int64_t s, const float* src);
+void store_row(const Tensor& t, int64_t off, int64_t n, int64_t s, const int64_t* src);
+// Same for indices [begin, begin + n) of stream b of `it` (offset by b0).
+void scatter(const Tensor& t, const DimIter& it, int64_t b0, int64_t begin, int64_t n, const double* src);
+void scatter(const Tensor& t, const DimIter& it, int64_t b0, int64_t begin, int64_t n, const float* src);
+void scatter(const Tensor& t, const DimIter& it, int64_t b0, int64_t begin, int64_t n, const int64_t* src);
+
+// Calls f(buf, m, i) for consecutive chunks of the space `it` walked from input
+// offset a0: buf holds elements [i, i + m) converted to C.
+template <class C, class F>
+inline void for_chunks(DType dt, const void* base, const DimIter& it, int64_t a0, F&& f) {
+  C buf[kChunk];
+  for (int64_t i = 0; i < it.numel; i += kChunk) {
+    const int64_t m = it.numel - i < kChunk ? it.numel - i : kChunk;
+    gather(dt, base, it, a0, i, m, buf);
+    f(static_cast<const C*>(buf), m, i);
+  }
+}
+
+}  // namespace pte
+
+namespace pte {
+
+// Offset (stream a, from a0) of logical index k of `it`.
+int64_t iter_offset(const DimIter& it, int64_t a0, int64_t k);
+// Logical index, in the space `it` walked from input offset a0 (it.numel >= 1), of
+// the first maximum (is_max) or minimum of `in`; the first NaN wins (torch's
+// max/min/argmax semantics). Compares in double (floating dtypes) or int64.
+int64_t arg_extreme(const Tensor& in, const DimIter& it, int64_t a0, bool is_max);
+// out[dst] = in[src] (same dtype), bytes copied.
+void copy_element(const Tensor& in, int64_t src, const Tensor& out, int64_t dst);
+// True when element `off` of t is a floating NaN.
+bool is_nan_at(const Tensor& t, int64_t off);
+
+}  // namespace pte
+
+namespace pte {
+
+// Sum of term(x) over the reduced space of one row, in double, with four
+// accumulators when `multi` (the order sum_row_f64 / sq_dev_row_f64 use) or one.
+template <class F>
+double row_sum(const DimIter& inner, const Tensor& in, int64_t ra, bool multi, F&& term) {
+  double acc[4] = {0, 0, 0, 0};
+  for_chunks<double>(in.dtype, in.data, inner, ra, [&](const double* buf, int64_t m, int64_t) {
+    int64_t i = 0;
+    if (multi)
+      for (; i + 4 <= m; i += 4)
+        for (int k = 0; k < 4; ++k) acc[k] += term(buf[i + k]);
+    for (; i < m; ++i) acc[0] += term(buf[i]);
+  });
+  return multi ? (acc[0] + acc[1]) + (acc[2] + acc[3]) : acc[0];
 }
 
 }  // namespace pte

@@ -27,27 +27,72 @@ PTE_AVX2_CLONES void log_softmax_row_f32_autovec(const float* x, float* y, int64
 
 namespace {
 
-template <class T, class O, bool Log>
-void softmax_typed(KernelContext& ctx, const ReducePlan& p, const Tensor& in, Tensor& out) {
-  using C = std::conditional_t<std::is_same_v<T, double> || std::is_same_v<O, double>, double, float>;
-  const T* x = in.ptr<T>();
-  O* y = out.ptr<O>();
+// Any floating dtypes: softmax_row's passes over chunks converted to C (double when
+// a side is double, float otherwise), with the same arithmetic in the same order.
+template <class C, bool Log>
+void softmax_any(KernelContext& ctx, const ReducePlan& p, const Tensor& in, Tensor& out) {
+  const int64_t len = p.inner.numel;
+  const bool same = (out.dtype == DType::Double) == std::is_same_v<C, double> && out.dtype != DType::Half &&
+                    out.dtype != DType::BFloat16;  // O == C: exponentials stored, then scaled in place
+  DimIter out_it = p.inner;  // the out's strides in stream a, to read the exponentials back
+  for (int d = 0; d < out_it.n; ++d) out_it.sa[d] = out_it.sb[d];
+  parallel_for_each(ctx, p.outer, p.outer.numel * len * 8, [&](int64_t a, int64_t b, int64_t) {
+    C m = -std::numeric_limits<C>::infinity();
+    for_chunks<C>(in.dtype, in.data, p.inner, a, [&](const C* x, int64_t n, int64_t) {
+      for (int64_t i = 0; i < n; ++i)
+        if (x[i] > m) m = x[i];  // a NaN is skipped here but poisons the sum below
+    });
+    double s = 0;
+    C y[kChunk];
+    for_chunks<C>(in.dtype, in.data, p.inner, a, [&](const C* x, int64_t n, int64_t i0) {
+      for (int64_t i = 0; i < n; ++i) {
+        y[i] = std::exp(x[i] - m);
+        s += y[i];
+      }
+      if (!Log && same) scatter(out, p.inner, b, i0, n, y);
+    });
+    if constexpr (Log) {
+      const C logs = static_cast<C>(std::log(s));
+      for_chunks<C>(in.dtype, in.data, p.inner, a, [&](const C* x, int64_t n, int64_t i0) {
+        for (int64_t i = 0; i < n; ++i) y[i] = x[i] - m - logs;
+        scatter(out, p.inner, b, i0, n, y);
+      });
+    } else {
+      const C r = static_cast<C>(1.0 / s);
+      if (same) {
+        for_chunks<C>(out.dtype, out.data, out_it, b, [&](const C* e, int64_t n, int64_t i0) {
+          for (int64_t i = 0; i < n; ++i) y[i] = e[i] * r;
+          scatter(out, p.inner, b, i0, n, y);
+        });
+      } else {  // a 16-bit out: keep the exponentials in C, round once
+        for_chunks<C>(in.dtype, in.data, p.inner, a, [&](const C* x, int64_t n, int64_t i0) {
+          for (int64_t i = 0; i < n; ++i) y[i] = std::exp(x[i] - m) * r;
+          scatter(out, p.inner, b, i0, n, y);
+        });
+      }
+    }
+  });
+}
+
+template <bool Log>
+void softmax_run(KernelContext& ctx, const ReducePlan& p, const Tensor& in, Tensor& out) {
   int64_t len = 0, sa = 0, sb = 0;
   inner_row(p.inner, &len, &sa, &sb);  // a single dim: always one row
-  if constexpr (std::is_same_v<T, float> && std::is_same_v<O, float>) {
-    if (sa == 1 && sb == 1 && len > 0) {
-      parallel_for_each(ctx, p.outer, p.outer.numel * len * 4, [&](int64_t a, int64_t b, int64_t) {
-        if constexpr (Log)
-          log_softmax_row_f32_autovec(x + a, y + b, len);
-        else
-          softmax_row_f32_autovec(x + a, y + b, len);
-      });
-      return;
-    }
+  if (in.dtype == DType::Float && out.dtype == DType::Float && sa == 1 && sb == 1 && len > 0) {
+    const float* x = in.ptr<float>();
+    float* y = out.ptr<float>();
+    parallel_for_each(ctx, p.outer, p.outer.numel * len * 4, [&](int64_t a, int64_t b, int64_t) {
+      if constexpr (Log)
+        log_softmax_row_f32_autovec(x + a, y + b, len);
+      else
+        softmax_row_f32_autovec(x + a, y + b, len);
+    });
+    return;
   }
-  parallel_for_each(ctx, p.outer, p.outer.numel * len * 8, [&](int64_t a, int64_t b, int64_t) {
-    softmax_row<T, O, C, Log>(x + a, sa, y + b, sb, len);
-  });
+  if (in.dtype == DType::Double || out.dtype == DType::Double)
+    softmax_any<double, Log>(ctx, p, in, out);
+  else
+    softmax_any<float, Log>(ctx, p, in, out);
 }
 
 template <bool Log>
@@ -76,11 +121,7 @@ bool softmax_common(KernelContext& ctx, const char* op, EValue** args, bool half
   if (!single_dim_mask(ctx, op, args[1]->i, in.dim, mask)) return false;
   ReducePlan p;
   if (!plan_same_shape(ctx, in, mask, out, p)) return false;
-  visit_float_dtype(in.dtype, [&](auto ti) {
-    visit_float_dtype(out.dtype, [&](auto to) {
-      softmax_typed<typename decltype(ti)::type, typename decltype(to)::type, Log>(ctx, p, in, out);
-    });
-  });
+  softmax_run<Log>(ctx, p, in, out);
   return true;
 }
 

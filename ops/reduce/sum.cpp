@@ -10,23 +10,26 @@ namespace pte {
 
 namespace {
 
+// ---- f32 input: the hot path (RMSNorm-style sums and means over the last dim) ----
+
 // The reduced dims are a contiguous row (or nothing to vectorise over): one
 // multi-accumulator pass per output, outputs spread over the thread pool.
-template <class T>
-void sum_float_rows(KernelContext& ctx, const ReducePlan& p, const T* x, Tensor& out, double divisor) {
+void sum_f32_rows(KernelContext& ctx, const ReducePlan& p, const float* x, Tensor& out, double divisor) {
   int64_t len = 0, s = 0;
   inner_row(p.inner, &len, &s);
   parallel_for_each(ctx, p.outer, p.outer.numel * len, [&](int64_t a, int64_t b, int64_t) {
-    store_as(out, b, sum_row_f64(x + a, len, s) / divisor);
+    store_f64(out, b, sum_row_f64(x + a, len, s) / divisor);
   });
 }
 
 // The innermost kept dim is contiguous in the input (e.g. a sum over dim 0 or a
 // mean over the sequence of [B, S, D]): accumulate tiles of consecutive outputs
-// row by row, which walks the input in memory order.
-template <class T>
-void sum_float_columns(const ReducePlan& p, const T* x, Tensor& out, double divisor) {
-  constexpr int64_t kTile = 64;
+// row by row, which walks the input in memory order. `load` converts m consecutive
+// input elements from an offset to double (f32 fast path or any dtype).
+constexpr int64_t kTile = 64;
+
+template <class Load>
+void sum_columns(const ReducePlan& p, Tensor& out, double divisor, Load&& load) {
   DimIter pre = p.outer;  // the kept dims but the innermost
   const int last = pre.n - 1;
   const int64_t L = pre.size[last], ob = pre.sb[last];
@@ -36,41 +39,79 @@ void sum_float_columns(const ReducePlan& p, const T* x, Tensor& out, double divi
     for (int64_t j0 = 0; j0 < L; j0 += kTile) {
       const int64_t m = L - j0 < kTile ? L - j0 : kTile;
       double acc[kTile] = {};
-      for_each(p.inner, a + j0, 0, [&](int64_t ia, int64_t) {
-        const T* q = x + ia;
-        for (int64_t j = 0; j < m; ++j) acc[j] += convert<double>(q[j]);
-      });
-      for (int64_t j = 0; j < m; ++j) store_as(out, b + (j0 + j) * ob, acc[j] / divisor);
+      for_each(p.inner, a + j0, 0, [&](int64_t ia, int64_t) { load(ia, m, acc); });
+      for (int64_t j = 0; j < m; ++j) store_f64(out, b + (j0 + j) * ob, acc[j] / divisor);
     }
   });
 }
 
-template <class T>
-void sum_float(KernelContext& ctx, const ReducePlan& p, const Tensor& in, Tensor& out, double divisor) {
-  const T* x = in.ptr<T>();
+// ---- any dtype: rows converted to double (or int64) in chunks --------------------
+
+// Same sums as sum_row_f64 (four accumulators for a contiguous row, one otherwise),
+// reading the row through load_row.
+double sum_row_any(DType dt, const void* x, int64_t off, int64_t n, int64_t s) {
+  double buf[kChunk];
+  double acc[4] = {0, 0, 0, 0};
+  for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
+    const int64_t m = n - i0 < kChunk ? n - i0 : kChunk;
+    load_row(dt, x, off + i0 * s, m, s, buf);
+    int64_t i = 0;
+    if (s == 1)
+      for (; i + 4 <= m; i += 4) {
+        acc[0] += buf[i];
+        acc[1] += buf[i + 1];
+        acc[2] += buf[i + 2];
+        acc[3] += buf[i + 3];
+      }
+    for (; i < m; ++i) acc[0] += buf[i];
+  }
+  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+void sum_float_out(KernelContext& ctx, const ReducePlan& p, const Tensor& in, Tensor& out, double divisor) {
   int64_t len = 0, s = 0;
   const bool row = inner_row(p.inner, &len, &s);
   const bool kept_contig = p.outer.n > 0 && p.outer.sa[p.outer.n - 1] == 1 && p.outer.numel > 0;
+  const bool f32 = in.dtype == DType::Float;
+  const void* x = in.data;
+  const DType dt = in.dtype;
   if (row && (s == 1 || !kept_contig)) {
-    sum_float_rows<T>(ctx, p, x, out, divisor);
+    if (f32) return sum_f32_rows(ctx, p, in.ptr<float>(), out, divisor);
+    parallel_for_each(ctx, p.outer, p.outer.numel * len, [&](int64_t a, int64_t b, int64_t) {
+      store_f64(out, b, sum_row_any(dt, x, a, len, s) / divisor);
+    });
   } else if (kept_contig) {
-    sum_float_columns<T>(p, x, out, divisor);
+    if (f32) {
+      const float* xf = in.ptr<float>();
+      sum_columns(p, out, divisor, [&](int64_t ia, int64_t m, double* acc) {
+        const float* q = xf + ia;
+        for (int64_t j = 0; j < m; ++j) acc[j] += static_cast<double>(q[j]);
+      });
+    } else {
+      sum_columns(p, out, divisor, [&](int64_t ia, int64_t m, double* acc) {
+        double buf[kTile];
+        load_row(dt, x, ia, m, 1, buf);
+        for (int64_t j = 0; j < m; ++j) acc[j] += buf[j];
+      });
+    }
   } else {
     for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) {
       double acc = 0;
-      for_each(p.inner, a, 0, [&](int64_t ia, int64_t) { acc += convert<double>(x[ia]); });
-      store_as(out, b, acc / divisor);
+      for_chunks<double>(dt, x, p.inner, a, [&](const double* buf, int64_t m, int64_t) {
+        for (int64_t i = 0; i < m; ++i) acc += buf[i];
+      });
+      store_f64(out, b, acc / divisor);
     });
   }
 }
 
-template <class T>
-void sum_int(const ReducePlan& p, const Tensor& in, Tensor& out) {
-  const T* x = in.ptr<T>();
+void sum_int_out(const ReducePlan& p, const Tensor& in, Tensor& out) {
   for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) {
     uint64_t acc = 0;  // unsigned: wraps like torch's int64 sum instead of overflowing
-    for_each(p.inner, a, 0, [&](int64_t ia, int64_t) { acc += static_cast<uint64_t>(convert<int64_t>(x[ia])); });
-    store_as(out, b, static_cast<int64_t>(acc));
+    for_chunks<int64_t>(in.dtype, in.data, p.inner, a, [&](const int64_t* buf, int64_t m, int64_t) {
+      for (int64_t i = 0; i < m; ++i) acc += static_cast<uint64_t>(buf[i]);
+    });
+    store_i64(out, b, static_cast<int64_t>(acc));
   });
 }
 
@@ -79,15 +120,11 @@ void sum_int(const ReducePlan& p, const Tensor& in, Tensor& out) {
 bool sum_reduce(KernelContext& ctx, const char* op, const ReducePlan& p, const Tensor& in, Tensor& out,
                 double divisor) {
   if (!is_any_dtype(out.dtype)) return ctx.fail("%s: unsupported out dtype %s", op, dtype_name(out.dtype));
-  bool float_out = is_float_dtype(out.dtype);
-  bool ok = visit_any_dtype(in.dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if (float_out)
-      sum_float<T>(ctx, p, in, out, divisor);
-    else
-      sum_int<T>(p, in, out);
-  });
-  if (!ok) return ctx.fail("%s: unsupported input dtype %s", op, dtype_name(in.dtype));
+  if (!is_any_dtype(in.dtype)) return ctx.fail("%s: unsupported input dtype %s", op, dtype_name(in.dtype));
+  if (is_float_dtype(out.dtype))
+    sum_float_out(ctx, p, in, out, divisor);
+  else
+    sum_int_out(p, in, out);
   return true;
 }
 

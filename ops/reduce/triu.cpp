@@ -10,8 +10,9 @@ namespace pte {
 
 namespace {
 
-template <class T, bool Upper>
-void tri_typed(const Tensor& in, Tensor& out, int64_t diag) {
+// T: an unsigned integer of the element's size (the op only copies or zeroes).
+template <class T>
+void tri_typed(const Tensor& in, Tensor& out, int64_t diag, bool upper) {
   const T* x = in.ptr<T>();
   T* y = out.ptr<T>();
   DimIter batch;
@@ -24,10 +25,11 @@ void tri_typed(const Tensor& in, Tensor& out, int64_t diag) {
     for (int64_t r = 0; r < R; ++r) {
       const T* xr = x + a + r * rs_in;
       T* yr = y + b + r * rs_out;
-      for (int64_t c = 0; c < C; ++c) {
-        const bool keep = Upper ? c - r >= diag : c - r <= diag;
-        yr[c * cs_out] = keep ? xr[c * cs_in] : convert<T>(0);
-      }
+      // kept columns: [r + diag, C) for triu, [0, r + diag] for tril
+      const int64_t edge = r + diag;
+      const int64_t k0 = upper ? (edge < 0 ? 0 : edge > C ? C : edge) : 0;
+      const int64_t k1 = upper ? C : (edge + 1 < 0 ? 0 : edge + 1 > C ? C : edge + 1);
+      for (int64_t c = 0; c < C; ++c) yr[c * cs_out] = c >= k0 && c < k1 ? xr[c * cs_in] : T(0);
     }
   });
 }
@@ -43,8 +45,13 @@ bool tri_common(KernelContext& ctx, EValue** args, const char* op) {
   if (out.dtype != in.dtype)
     return ctx.fail("%s: out dtype %s must match input dtype %s", op, dtype_name(out.dtype), dtype_name(in.dtype));
   if (!resize_output_like(ctx, out, in)) return false;
-  bool ok = visit_any_dtype(in.dtype, [&](auto tag) { tri_typed<typename decltype(tag)::type, Upper>(in, out, args[1]->i); });
-  if (!ok) return ctx.fail("%s: unsupported dtype %s", op, dtype_name(in.dtype));
+  if (!is_any_dtype(in.dtype)) return ctx.fail("%s: unsupported dtype %s", op, dtype_name(in.dtype));
+  switch (dtype_size(in.dtype)) {  // zero is all-zero bits in every dtype
+    case 1: tri_typed<uint8_t>(in, out, args[1]->i, Upper); break;
+    case 2: tri_typed<uint16_t>(in, out, args[1]->i, Upper); break;
+    case 4: tri_typed<uint32_t>(in, out, args[1]->i, Upper); break;
+    default: tri_typed<uint64_t>(in, out, args[1]->i, Upper); break;
+  }
   return true;
 }
 

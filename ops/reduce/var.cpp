@@ -15,9 +15,9 @@ namespace pte {
 
 namespace {
 
-template <class T>
-void var_typed(const ReducePlan& p, const Tensor& in, Tensor& out, Tensor* mean_out, double correction, bool take_sqrt) {
-  const T* x = in.ptr<T>();
+// Two passes in double over converted chunks (four accumulators on a row, as
+// sum_row_f64 / sq_dev_row_f64; one accumulator otherwise).
+void var_run(const ReducePlan& p, const Tensor& in, Tensor& out, Tensor* mean_out, double correction, bool take_sqrt) {
   const double n = static_cast<double>(p.inner.numel);
   const double denom = n - correction > 0 ? n - correction : 0.0;
   const bool mean_contig = mean_out && mean_out->contiguous_order();
@@ -25,21 +25,14 @@ void var_typed(const ReducePlan& p, const Tensor& in, Tensor& out, Tensor* mean_
   int64_t len = 0, s = 0;
   const bool row = inner_row(p.inner, &len, &s);
   for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) {
-    double sum = 0, m2 = 0, mean;
-    if (row) {
-      mean = sum_row_f64(x + a, len, s) / n;
-      m2 = sq_dev_row_f64(x + a, len, s, mean);
-    } else {
-      for_each(p.inner, a, 0, [&](int64_t ia, int64_t) { sum += convert<double>(x[ia]); });
-      mean = sum / n;
-      for_each(p.inner, a, 0, [&](int64_t ia, int64_t) {
-        double d = convert<double>(x[ia]) - mean;
-        m2 += d * d;
-      });
-    }
+    const double mean = row_sum(p.inner, in, a, row && s == 1, [](double v) { return v; }) / n;
+    const double m2 = row_sum(p.inner, in, a, row, [mean](double v) {
+      const double d = v - mean;
+      return d * d;
+    });
     double var = m2 / denom;
-    store_as(out, b, take_sqrt ? std::sqrt(var) : var);
-    if (mean_out) store_as(*mean_out, mean_contig ? k : strided_offset(*mean_out, k), mean);
+    store_f64(out, b, take_sqrt ? std::sqrt(var) : var);
+    if (mean_out) store_f64(*mean_out, mean_contig ? k : strided_offset(*mean_out, k), mean);
     ++k;
   });
 }
@@ -61,9 +54,7 @@ bool var_common(KernelContext& ctx, const char* op, EValue** args, double correc
   ReducePlan p;
   if (!plan_reduce(ctx, in, mask, args[keepdim_arg]->b, out, p)) return false;
   if (mean_out && !resize_output(ctx, *mean_out, p.out_sizes, p.out_dim)) return false;
-  visit_float_dtype(in.dtype, [&](auto tag) {
-    var_typed<typename decltype(tag)::type>(p, in, out, mean_out, correction, take_sqrt);
-  });
+  var_run(p, in, out, mean_out, correction, take_sqrt);
   return true;
 }
 

@@ -11,36 +11,33 @@ namespace pte {
 
 namespace {
 
-template <class T>
-void vector_norm_typed(const ReducePlan& p, const Tensor& in, Tensor& out, double ord) {
-  const T* x = in.ptr<T>();
+// In double over chunks converted from any dtype.
+void vector_norm_run(const ReducePlan& p, const Tensor& in, Tensor& out, double ord) {
   for_each(p.outer, 0, 0, [&](int64_t a, int64_t b) {
     double r = 0;
-    if (std::isinf(ord)) {
-      bool first = true;
-      for_each(p.inner, a, 0, [&](int64_t ia, int64_t) {
-        double v = std::fabs(convert<double>(x[ia]));
-        if (first || (ord > 0 ? better<true>(v, r) : better<false>(v, r))) r = v;
-        first = false;
-      });
-    } else if (ord == 0) {
-      for_each(p.inner, a, 0, [&](int64_t ia, int64_t) {
-        double v = convert<double>(x[ia]);
-        r += v != 0 ? 1.0 : (std::isnan(v) ? v : 0.0);
-      });
-    } else if (ord == 1) {
-      for_each(p.inner, a, 0, [&](int64_t ia, int64_t) { r += std::fabs(convert<double>(x[ia])); });
-    } else if (ord == 2) {
-      for_each(p.inner, a, 0, [&](int64_t ia, int64_t) {
-        double v = convert<double>(x[ia]);
-        r += v * v;
-      });
+    bool first = true;
+    for_chunks<double>(in.dtype, in.data, p.inner, a, [&](const double* x, int64_t m, int64_t) {
+      if (std::isinf(ord)) {
+        for (int64_t i = 0; i < m; ++i) {
+          double v = std::fabs(x[i]);
+          if (first || (ord > 0 ? better<true>(v, r) : better<false>(v, r))) r = v;
+          first = false;
+        }
+      } else if (ord == 0) {
+        for (int64_t i = 0; i < m; ++i) r += x[i] != 0 ? 1.0 : (std::isnan(x[i]) ? x[i] : 0.0);
+      } else if (ord == 1) {
+        for (int64_t i = 0; i < m; ++i) r += std::fabs(x[i]);
+      } else if (ord == 2) {
+        for (int64_t i = 0; i < m; ++i) r += x[i] * x[i];
+      } else {
+        for (int64_t i = 0; i < m; ++i) r += std::pow(std::fabs(x[i]), ord);
+      }
+    });
+    if (!std::isinf(ord) && ord == 2)
       r = std::sqrt(r);
-    } else {
-      for_each(p.inner, a, 0, [&](int64_t ia, int64_t) { r += std::pow(std::fabs(convert<double>(x[ia])), ord); });
+    else if (!std::isinf(ord) && ord != 0 && ord != 1)
       r = std::pow(r, 1.0 / ord);
-    }
-    store_as(out, b, r);
+    store_f64(out, b, r);
   });
 }
 
@@ -67,7 +64,7 @@ bool linalg_vector_norm_out(KernelContext& ctx, EValue** args) {
   if (!plan_reduce(ctx, in, mask, args[3]->b, out, p)) return false;
   if (p.inner.numel == 0 && p.outer.numel > 0 && (ord < 0 || std::isinf(ord)))
     return ctx.fail("%s: the norm of order %g over an empty dim has no identity", op, ord);
-  visit_float_dtype(in.dtype, [&](auto tag) { vector_norm_typed<typename decltype(tag)::type>(p, in, out, ord); });
+  vector_norm_run(p, in, out, ord);
   return true;
 }
 

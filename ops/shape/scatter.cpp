@@ -19,9 +19,14 @@ namespace {
 enum class Mode { Src, Value, Add };
 
 // Runs fn(out_elem_offset, src_elem_offset) for each index element; false on a bad index.
-template <class Fn>
+// Applies batches of (out offset, src offset) pairs in index order: the walk exists
+// once, the per-dtype part is a loop over a batch.
+using ApplyFn = void (*)(void* state, const int64_t* oo, const int64_t* os, int64_t n);
+
 bool scatter_walk(KernelContext& ctx, const Tensor& out, int64_t dim, const Tensor& index, const Tensor* src,
-                  const char* op, Fn&& fn) {
+                  const char* op, ApplyFn apply, void* state) {
+  constexpr int64_t kBatch = 256;
+  int64_t bo[kBatch], bs[kBatch], nb = 0;
   const int64_t limit = out.dim ? out.sizes[dim] : 1, dstride = out.dim ? out.strides[dim] : 0;
   View ov = view_of(index), sv = view_of(index);
   for (int d = 0; d < ov.dim; ++d) {
@@ -36,12 +41,52 @@ bool scatter_walk(KernelContext& ctx, const Tensor& out, int64_t dim, const Tens
         bad = i;
         return false;
       }
-      fn(oo + k * so + i * dstride, os + k * ss);
+      bo[nb] = oo + k * so + i * dstride;
+      bs[nb] = os + k * ss;
+      if (++nb == kBatch) {
+        apply(state, bo, bs, nb);
+        nb = 0;
+      }
     }
     return true;
   }, /*logical_order=*/true);
+  if (nb) apply(state, bo, bs, nb);  // the pairs before a bad index are applied, as before
   if (!ok) return fail_index(ctx, op, bad, dim, limit);
   return true;
+}
+
+struct Ptrs {
+  void* o;
+  const void* s;
+};
+
+template <class T>
+void add_batch(void* st, const int64_t* oo, const int64_t* os, int64_t n) {
+  T* o = static_cast<T*>(static_cast<Ptrs*>(st)->o);
+  const T* s = static_cast<const T*>(static_cast<Ptrs*>(st)->s);
+  for (int64_t k = 0; k < n; ++k) {
+    if constexpr (std::is_same_v<T, bool>) {
+      o[oo[k]] = o[oo[k]] || s[os[k]];
+    } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+      o[oo[k]] = T(static_cast<float>(o[oo[k]]) + static_cast<float>(s[os[k]]));
+    } else {
+      o[oo[k]] = static_cast<T>(o[oo[k]] + s[os[k]]);
+    }
+  }
+}
+
+template <class U>
+void copy_batch(void* st, const int64_t* oo, const int64_t* os, int64_t n) {
+  U* o = static_cast<U*>(static_cast<Ptrs*>(st)->o);
+  const U* s = static_cast<const U*>(static_cast<Ptrs*>(st)->s);
+  for (int64_t k = 0; k < n; ++k) o[oo[k]] = s[os[k]];
+}
+
+template <class U>
+void fill_batch(void* st, const int64_t* oo, const int64_t*, int64_t n) {
+  U* o = static_cast<U*>(static_cast<Ptrs*>(st)->o);
+  const U v = *static_cast<const U*>(static_cast<Ptrs*>(st)->s);
+  for (int64_t k = 0; k < n; ++k) o[oo[k]] = v;
 }
 
 bool scatter_impl(KernelContext& ctx, EValue** args, Mode mode, const char* op) {
@@ -58,41 +103,22 @@ bool scatter_impl(KernelContext& ctx, EValue** args, Mode mode, const char* op) 
   if (!resize_output_like(ctx, *out, *in) || !copy_tensor(ctx, *out, *in)) return false;
   if (index->numel() == 0) return true;
   if (mode == Mode::Add) {
-    bool ok = true;
-    bool known = dispatch_dtype(out->dtype, [&](auto t) {
-      using T = decltype(t);
-      T* o = static_cast<T*>(out->data);
-      const T* s = static_cast<const T*>(src->data);
-      ok = scatter_walk(ctx, *out, dim, *index, src, op, [&](int64_t oo, int64_t os) {
-        if constexpr (std::is_same_v<T, bool>) {
-          o[oo] = o[oo] || s[os];
-        } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-          o[oo] = T(static_cast<float>(o[oo]) + static_cast<float>(s[os]));
-        } else {
-          o[oo] = static_cast<T>(o[oo] + s[os]);
-        }
-      });
-    });
-    if (!known) return ctx.fail("%s: unsupported dtype %s", op, dtype_name(out->dtype));
-    return ok;
+    ApplyFn fn = nullptr;
+    dispatch_dtype(out->dtype, [&](auto t) { fn = &add_batch<decltype(t)>; });
+    if (!fn) return ctx.fail("%s: unsupported dtype %s", op, dtype_name(out->dtype));
+    Ptrs st{out->data, src->data};
+    return scatter_walk(ctx, *out, dim, *index, src, op, fn, &st);
   }
-  uint8_t value[8];
+  alignas(8) uint8_t value[8];
   if (mode == Mode::Value && !scalar_to_element(ctx, args[3], out->dtype, value, "value")) return false;
-  bool ok = true;
+  ApplyFn fn = nullptr;
   if (!dispatch_size(dtype_size(out->dtype), [&](auto u) {
         using U = decltype(u);
-        U* o = static_cast<U*>(out->data);
-        if (mode == Mode::Value) {
-          U v;
-          std::memcpy(&v, value, sizeof(U));
-          ok = scatter_walk(ctx, *out, dim, *index, nullptr, op, [&](int64_t oo, int64_t) { o[oo] = v; });
-        } else {
-          const U* s = static_cast<const U*>(src->data);
-          ok = scatter_walk(ctx, *out, dim, *index, src, op, [&](int64_t oo, int64_t os) { o[oo] = s[os]; });
-        }
+        fn = mode == Mode::Value ? &fill_batch<U> : &copy_batch<U>;
       }))
     return ctx.fail("%s: unsupported dtype %s", op, dtype_name(out->dtype));
-  return ok;
+  Ptrs st{out->data, mode == Mode::Value ? static_cast<const void*>(value) : src->data};
+  return scatter_walk(ctx, *out, dim, *index, mode == Mode::Value ? nullptr : src, op, fn, &st);
 }
 
 }  // namespace

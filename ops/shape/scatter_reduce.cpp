@@ -21,8 +21,14 @@ namespace {
 enum Reduce { kSum, kProd, kMean, kAmax, kAmin };
 
 // Calls fn(out_offset, src_offset) per index element in row-major order; false on a bad index.
-template <class Fn>
-bool for_each_target(KernelContext& ctx, const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src, Fn&& fn) {
+// Applies batches of (out offset, src offset) pairs in index order: the walk exists
+// once, the per-dtype part is a loop over a batch.
+using ApplyFn = void (*)(void* state, const int64_t* oo, const int64_t* os, int64_t n);
+
+bool for_each_target(KernelContext& ctx, const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src,
+                     ApplyFn apply, void* state) {
+  constexpr int64_t kBatch = 256;
+  int64_t bo[kBatch], bs[kBatch], nb = 0;
   const int64_t limit = out.dim ? out.sizes[dim] : 1, dstride = out.dim ? out.strides[dim] : 0;
   View ov = view_of(index), sv = view_of(index);
   for (int d = 0; d < ov.dim; ++d) {
@@ -37,15 +43,54 @@ bool for_each_target(KernelContext& ctx, const Tensor& out, int64_t dim, const T
         bad = i;
         return false;
       }
-      fn(oo + k * so + i * dstride, os + k * ss);
+      bo[nb] = oo + k * so + i * dstride;
+      bs[nb] = os + k * ss;
+      if (++nb == kBatch) {
+        apply(state, bo, bs, nb);
+        nb = 0;
+      }
     }
     return true;
   }, true);
+  if (nb) apply(state, bo, bs, nb);
   if (!ok) return fail_index(ctx, "scatter_reduce", bad, dim, limit);
   return true;
 }
 
-// C = compute type (float for Half/BFloat16).
+template <class T>
+struct ReduceState {
+  T* o;
+  const T* s;
+  int64_t* count;
+  Reduce r;
+  T id;
+};
+
+template <class T>
+void fill_id_batch(void* st, const int64_t* oo, const int64_t*, int64_t n) {
+  auto* rs = static_cast<ReduceState<T>*>(st);
+  for (int64_t k = 0; k < n; ++k) rs->o[oo[k]] = rs->id;
+}
+
+template <class T, class C>
+void reduce_batch(void* st, const int64_t* oo, const int64_t* os, int64_t n) {
+  auto* rs = static_cast<ReduceState<T>*>(st);
+  T* o = rs->o;
+  for (int64_t k = 0; k < n; ++k) {
+    const C a = static_cast<C>(o[oo[k]]), b = static_cast<C>(rs->s[os[k]]);
+    C v;
+    switch (rs->r) {
+      case kSum:
+      case kMean: v = static_cast<C>(a + b); break;
+      case kProd: v = static_cast<C>(a * b); break;
+      case kAmax: v = (b != b) ? b : (a < b ? b : a); break;
+      default: v = (b != b) ? b : (b < a ? b : a); break;
+    }
+    o[oo[k]] = convert<T>(v);
+    if (rs->count) ++rs->count[oo[k]];
+  }
+}
+
 template <class T, class C>
 bool run(KernelContext& ctx, Tensor& out, int64_t dim, const Tensor& index, const Tensor& src, Reduce r, bool include_self) {
   T* o = static_cast<T*>(out.data);
@@ -57,28 +102,16 @@ bool run(KernelContext& ctx, Tensor& out, int64_t dim, const Tensor& index, cons
                                 static_cast<long long>(out.numel() * 8));
     for (int64_t k = 0; k < out.numel(); ++k) count[k] = include_self ? 1 : 0;
   }
+  ReduceState<T> st{o, s, count, r, T()};
   if (!include_self) {
     C id = C(0);
     if (r == kProd) id = C(1);
     if (r == kAmax) id = std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::lowest();
     if (r == kAmin) id = std::numeric_limits<C>::has_infinity ? std::numeric_limits<C>::infinity() : std::numeric_limits<C>::max();
-    const T tid = convert<T>(id);
-    if (!for_each_target(ctx, out, dim, index, src, [&](int64_t oo, int64_t) { o[oo] = tid; })) return false;
+    st.id = convert<T>(id);
+    if (!for_each_target(ctx, out, dim, index, src, &fill_id_batch<T>, &st)) return false;
   }
-  bool ok = for_each_target(ctx, out, dim, index, src, [&](int64_t oo, int64_t os) {
-    const C a = static_cast<C>(o[oo]), b = static_cast<C>(s[os]);
-    C v;
-    switch (r) {
-      case kSum:
-      case kMean: v = static_cast<C>(a + b); break;
-      case kProd: v = static_cast<C>(a * b); break;
-      case kAmax: v = (b != b) ? b : (a < b ? b : a); break;
-      default: v = (b != b) ? b : (b < a ? b : a); break;
-    }
-    o[oo] = convert<T>(v);
-    if (count) ++count[oo];
-  });
-  if (!ok) return false;
+  if (!for_each_target(ctx, out, dim, index, src, &reduce_batch<T, C>, &st)) return false;
   if (count) {
     for (int64_t k = 0; k < out.numel(); ++k) {
       if (count[k] <= 1) continue;

@@ -153,12 +153,37 @@ void copy_bytes(void* dst, const View& dv, const void* src, const View& sv) {
   });
 }
 
-template <class D, class S>
-void copy_convert(void* dst, const View& dv, const void* src, const View& sv) {
-  D* d = static_cast<D*>(dst);
-  const S* s = static_cast<const S*>(src);
+// Dtype conversion through one exact intermediate C (float for f32/f16/bf16 sources,
+// double for f64, int64 for the integers and bool): convert<D>(C(s)) == convert<D>(s)
+// for every pair, so one loop per C replaces one per (D, S) pair.
+template <class C>
+void load_seg(DType dt, const void* src, int64_t os, int64_t ss, int64_t n, C* buf) {
+  dispatch_dtype(dt, [&](auto tag) {
+    using S = decltype(tag);
+    const S* s = static_cast<const S*>(src) + os;
+    for (int64_t k = 0; k < n; ++k) buf[k] = convert<C>(s[k * ss]);
+  });
+}
+
+template <class C>
+void store_seg(DType dt, void* dst, int64_t od, int64_t sd, int64_t n, const C* buf) {
+  dispatch_dtype(dt, [&](auto tag) {
+    using D = decltype(tag);
+    D* d = static_cast<D*>(dst) + od;
+    for (int64_t k = 0; k < n; ++k) d[k * sd] = convert<D>(buf[k]);
+  });
+}
+
+template <class C>
+void copy_convert(DType ddt, void* dst, const View& dv, DType sdt, const void* src, const View& sv) {
+  constexpr int64_t kChunk = 256;
+  C buf[kChunk];
   walk2(dv, sv, [&](int64_t od, int64_t os, int64_t n, int64_t sd, int64_t ss) {
-    for (int64_t k = 0; k < n; ++k) d[od + k * sd] = convert<D>(s[os + k * ss]);
+    for (int64_t k = 0; k < n; k += kChunk) {
+      const int64_t m = n - k < kChunk ? n - k : kChunk;
+      load_seg(sdt, src, os + k * ss, ss, m, buf);
+      store_seg(ddt, dst, od + k * sd, sd, m, buf);
+    }
   });
 }
 
@@ -184,14 +209,16 @@ bool copy_view(KernelContext& ctx, const Tensor& dst, const View& dv, const Tens
     if (copy_same_dtype(dst.data, dv, src.data, sv, dtype_size(dst.dtype))) return true;
     return ctx.fail("copy: unsupported element type %s", dtype_name(dst.dtype));
   }
-  bool src_ok = false;
-  bool dst_ok = dispatch_dtype(dst.dtype, [&](auto d) {
-    using D = decltype(d);
-    src_ok = dispatch_dtype(src.dtype, [&](auto s) {
-      using S = decltype(s);
-      copy_convert<D, S>(dst.data, dv, src.data, sv);
-    });
-  });
+  const bool dst_ok = dispatch_dtype(dst.dtype, [](auto) {});
+  const bool src_ok = dispatch_dtype(src.dtype, [](auto) {});
+  if (dst_ok && src_ok) {
+    if (src.dtype == DType::Double)
+      copy_convert<double>(dst.dtype, dst.data, dv, src.dtype, src.data, sv);
+    else if (src.dtype == DType::Float || src.dtype == DType::Half || src.dtype == DType::BFloat16)
+      copy_convert<float>(dst.dtype, dst.data, dv, src.dtype, src.data, sv);
+    else
+      copy_convert<int64_t>(dst.dtype, dst.data, dv, src.dtype, src.data, sv);
+  }
   if (!dst_ok || !src_ok) return ctx.fail("cannot convert %s to %s", dtype_name(src.dtype), dtype_name(dst.dtype));
   return true;
 }
