@@ -67,7 +67,7 @@ enum class ErrorCode : int32_t {
 
   // 0x07xx: tokenizer and text generation
   Generation = 0x0700,
-  TokenizerMissing = 0x0701,      // no tokenizer next to the model (or at the path given)
+  TokenizerUnavailable = 0x0701,  // no tokenizer next to the model (or at the path given), or unreadable
   NotADecoder = 0x0702,           // the program is not a text decoder we can drive
   ContextFull = 0x0703,           // the prompt does not fit the context
 };
@@ -117,7 +117,7 @@ inline const char* error_code_name(ErrorCode code) {
     case ErrorCode::NotATensor: return "NotATensor";
     case ErrorCode::OutOfMemory: return "OutOfMemory";
     case ErrorCode::Generation: return "Generation";
-    case ErrorCode::TokenizerMissing: return "TokenizerMissing";
+    case ErrorCode::TokenizerUnavailable: return "TokenizerUnavailable";
     case ErrorCode::NotADecoder: return "NotADecoder";
     case ErrorCode::ContextFull: return "ContextFull";
   }
