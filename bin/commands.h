@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "pte/program.h"
 
@@ -11,7 +12,9 @@ namespace pte::cli {
 // stderr), 2 usage error.
 int cmd_info(int argc, char** argv);      // pte-run info MODEL.pte [--data F.ptd]... [--json]
 int cmd_run(int argc, char** argv);       // pte-run run MODEL.pte [--method M] [--input SPEC]... [--json] [--save-outputs DIR]
-int cmd_verify(int argc, char** argv);    // pte-run verify FILE.bpte [--atol A --rtol R]
+int cmd_verify(int argc, char** argv);
+// ops_list.cpp: pte-run info --ops-list A.pte [B.pte...] (the list -Dselect_ops= takes)
+int cmd_ops_list(const std::vector<std::string>& models, const OpenOptions& options);    // pte-run verify FILE.bpte [--atol A --rtol R]
 int cmd_generate(int argc, char** argv);  // pte-run MODEL.pte "prompt" [options]
 int cmd_seq2seq(int argc, char** argv);   // pte-run T5.pte "text" | WHISPER.pte speech.wav [options]
 // seq2seq.cpp: whether MODEL.pte is an encoder-decoder program; the task a program serves ("" if none).

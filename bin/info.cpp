@@ -962,6 +962,8 @@ void usage(std::FILE* f) {
                "  --memory          also load each method with the file's memory plan and with our\n"
                "                    lifetime re-plan and print both arena sizes\n"
                "  --json            print one JSON document instead of text\n"
+               "  --ops-list A.pte [B.pte...]  print the operators and delegate nodes the programs use, one\n"
+               "                    per line: the list a selective build keeps (meson setup -Dselect_ops=FILE)\n"
                "  --xnnpack on|off|auto  the policy under which the fp32 matrix multiplies with constant\n"
                "                    weights are listed with their path (ours or the XNNPACK library)\n");
 }
@@ -978,13 +980,19 @@ int cmd_info(int argc, char** argv) {
   OpenOptions options;
   bool as_json = false;
   bool with_memory = false;
+  bool ops_list = false;
+  std::vector<std::string> models;  // --ops-list takes several
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") {
       usage(stdout);
       return 0;
     }
-    if (a == "--json") {
+    if (a == "--ops-list") {
+      ops_list = true;
+    } else if (ops_list && (a.empty() || a[0] != '-')) {
+      models.push_back(a);
+    } else if (a == "--json") {
       as_json = true;
     } else if (a == "--memory") {
       with_memory = true;
@@ -1013,6 +1021,14 @@ int cmd_info(int argc, char** argv) {
       usage(stderr);
       return 2;
     }
+  }
+  if (ops_list) {
+    if (!model.empty()) models.insert(models.begin(), model);
+    if (models.empty()) {
+      std::fprintf(stderr, "pte-run info: --ops-list needs one or more models\n");
+      return 2;
+    }
+    return cmd_ops_list(models, options);
   }
   if (model.empty()) {
     std::fprintf(stderr, "pte-run info: no model given\n");

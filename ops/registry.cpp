@@ -3,17 +3,25 @@
 #include <cstring>
 
 #include "ops/kernel.h"
+#include "pte_config.h"
+
+// A selective build's table (ops/meson.build) or every kernel of the tree.
+#if PTE_SELECTED_OPS
+#define PTE_KERNEL_TABLE "ops/selected_ops.def"
+#else
+#define PTE_KERNEL_TABLE "ops/all_ops.def"
+#endif
 
 namespace pte {
 
 #define PTE_KERNEL(name, nargs, fn) bool fn(KernelContext&, EValue**);
-#include "ops/all_ops.def"
+#include PTE_KERNEL_TABLE
 #undef PTE_KERNEL
 
 namespace {
 const KernelDef kKernels[] = {
 #define PTE_KERNEL(name, nargs, fn) {name, nargs, &fn},
-#include "ops/all_ops.def"
+#include PTE_KERNEL_TABLE
 #undef PTE_KERNEL
     {nullptr, 0, nullptr},
 };

@@ -910,3 +910,40 @@ TEST_CASE("info CLI: xnode_* fixtures (XnnpackPartitioner output): every delegat
                            "XNNHardswish", "XNNLeakyReLU", "XNNConcatenate5", "XNNSquare", "XNNLog"})
     CHECK_MESSAGE(seen.count(want) == 1, want);
 }
+
+TEST_CASE("info CLI: --ops-list prints the union of the programs' operators and delegate nodes, sorted") {
+  const std::string a = "fixtures/data/cnn/model.pte", b = "fixtures/data/qlinear_8da4w_xnnpack/model.pte";
+  Run r = run_cli("info --ops-list " + q(a) + " " + q(b));
+  REQUIRE(r.code == 0);
+  std::vector<std::string> lines;
+  size_t comments = 0;
+  for (size_t p = 0, e; p < r.out.size(); p = e + 1) {
+    e = r.out.find('\n', p);
+    if (e == std::string::npos) e = r.out.size();
+    std::string line = r.out.substr(p, e - p);
+    if (line.rfind("#", 0) == 0) ++comments;
+    else if (!line.empty()) lines.push_back(line);
+  }
+  CHECK(comments == 2);
+  auto has = [&](const std::string& s) { return std::find(lines.begin(), lines.end(), s) != lines.end(); };
+  CHECK(has("aten::convolution.out"));     // the CNN's
+  CHECK(has("aten::addmm.out"));
+  CHECK(has("XnnpackBackend"));            // the 8da4w linear's delegate and its nodes
+  CHECK(has("XnnpackBackend/XNNFullyConnected"));
+  CHECK(has("XnnpackBackend/XNNConvert"));
+  CHECK(!has("XnnpackBackend/XNNConv2d"));
+  // every line once
+  std::vector<std::string> sorted = lines;
+  std::sort(sorted.begin(), sorted.end());
+  CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
+  // one program's list is a subset of the union
+  Run one = run_cli("info --ops-list " + q(a));
+  REQUIRE(one.code == 0);
+  CHECK(one.out.find("XnnpackBackend") == std::string::npos);
+  CHECK(one.out.find("aten::convolution.out\n") != std::string::npos);
+  // bad input: one line, exit 1 / 2
+  Run missing = run_cli("info --ops-list no_such_file.pte");
+  CHECK(missing.code == 1);
+  CHECK(count_lines(missing.err) == 1);
+  CHECK(run_cli("info --ops-list").code == 2);
+}

@@ -16,8 +16,34 @@
 #include "interpreter/xnnpack/exec.h"
 #include "interpreter/xnnpack/exec_qs8.h"
 #include "ops/xnn_math/xnn_math.h"
+#include "pte_config.h"
 
 namespace pte::xnn {
+
+// Whether this build keeps node type `op`: every type, or a selective build's list
+// (interpreter/xnnpack/meson.build). Executors no kept type needs are left out below
+// (`if constexpr`), so a static link does not pull them in.
+constexpr bool node_kept(Op op) {
+#if PTE_SELECTED_OPS
+  switch (op) {
+#define PTE_XNN_NODE(name) case Op::name: return true;
+#include "interpreter/xnnpack/selected_nodes.def"
+#undef PTE_XNN_NODE
+    default: return false;
+  }
+#else
+  (void)op;
+  return true;
+#endif
+}
+constexpr bool kConv = node_kept(Op::Conv2d) || node_kept(Op::DepthwiseConv2d) || node_kept(Op::ConvTranspose2d) ||
+                       node_kept(Op::MaxPooling2d) || node_kept(Op::AvgPooling2d) || node_kept(Op::GlobalAvgPooling2d);
+constexpr bool kFullyConnected = node_kept(Op::FullyConnected);
+constexpr bool kBatchMatmul = node_kept(Op::BatchMatrixMultiply);
+constexpr bool kResize = node_kept(Op::StaticResizeBilinear2D);
+constexpr bool kSoftmax = node_kept(Op::Softmax);
+constexpr bool kBinary = node_kept(Op::Add) || node_kept(Op::Subtract) || node_kept(Op::Multiply) || node_kept(Op::Div) ||
+                         node_kept(Op::Minimum) || node_kept(Op::Maximum) || node_kept(Op::PReLU);
 
 namespace {
 // The largest arena a blob's intermediate values may need: 4 GiB, or a quarter of the
@@ -66,10 +92,15 @@ Status prepare_node(const Graph& g, const Node& n, Prepared* p) {
     if (dt(n.out) != DT::F32) return Status::error(std::string(op_name(n.op)) + ": output is " + dt_name(dt(n.out)) + ", only fp32 is supported");
     return Status::ok();
   };
+  if (!node_kept(n.op)) return Status::error(std::string(op_name(n.op)) + " is left out of this selective build");
   if (is_qs8_node(g, n)) return prepare_qs8(g, n, p);  // static int8 (exec_qs8.cpp)
   switch (n.op) {
-    case Op::FullyConnected: return prepare_fully_connected(g, n, p);
-    case Op::Conv2d: case Op::DepthwiseConv2d: case Op::ConvTranspose2d: return prepare_conv(g, n, p);
+    case Op::FullyConnected:
+      if constexpr (kFullyConnected) return prepare_fully_connected(g, n, p);
+      break;
+    case Op::Conv2d: case Op::DepthwiseConv2d: case Op::ConvTranspose2d:
+      if constexpr (kConv) return prepare_conv(g, n, p);
+      break;
     case Op::StaticTranspose: case Op::StaticReshape: case Op::StaticSlice: case Op::Concatenate2: case Op::Concatenate3:
     case Op::Concatenate4: case Op::Concatenate5: case Op::Copy:
       for (int i = 0; i < n.nin; ++i)
@@ -94,9 +125,11 @@ Status prepare_node(const Graph& g, const Node& n, Prepared* p) {
     default:
       return need_f32();
   }
+  return Status::error(std::string(op_name(n.op)) + " is left out of this selective build");
 }
 
 bool op_supported(Op op) {
+  if (!node_kept(op)) return false;
   switch (op) {
     case Op::Add: case Op::Subtract: case Op::Multiply: case Op::Div: case Op::Minimum: case Op::Maximum: case Op::PReLU:
     case Op::Abs: case Op::Negate: case Op::Square: case Op::SquareRoot: case Op::ReciprocalSquareRoot: case Op::Floor:
@@ -117,16 +150,32 @@ namespace {
 
 bool run_node(State& s, const Node& n) {
   if (is_qs8_node(*s.g, n)) return run_qs8(s, n);
+  // (a type a selective build left out never gets here: op_supported refused it at load)
   switch (n.op) {
     case Op::Add: case Op::Subtract: case Op::Multiply: case Op::Div: case Op::Minimum: case Op::Maximum: case Op::PReLU:
-      return run_binary(s, n);
-    case Op::Softmax: return run_softmax(s, n);
-    case Op::FullyConnected: return run_fully_connected(s, n);
-    case Op::BatchMatrixMultiply: return run_batch_matmul(s, n);
-    case Op::Conv2d: case Op::DepthwiseConv2d: case Op::ConvTranspose2d: return run_conv(s, n);
-    case Op::StaticResizeBilinear2D: return run_resize_bilinear(s, n);
-    case Op::MaxPooling2d: case Op::AvgPooling2d: return run_pooling(s, n);
-    case Op::GlobalAvgPooling2d: return run_global_avg_pool(s, n);
+      if constexpr (kBinary) return run_binary(s, n);
+      break;
+    case Op::Softmax:
+      if constexpr (kSoftmax) return run_softmax(s, n);
+      break;
+    case Op::FullyConnected:
+      if constexpr (kFullyConnected) return run_fully_connected(s, n);
+      break;
+    case Op::BatchMatrixMultiply:
+      if constexpr (kBatchMatmul) return run_batch_matmul(s, n);
+      break;
+    case Op::Conv2d: case Op::DepthwiseConv2d: case Op::ConvTranspose2d:
+      if constexpr (kConv) return run_conv(s, n);
+      break;
+    case Op::StaticResizeBilinear2D:
+      if constexpr (kResize) return run_resize_bilinear(s, n);
+      break;
+    case Op::MaxPooling2d: case Op::AvgPooling2d:
+      if constexpr (kConv) return run_pooling(s, n);
+      break;
+    case Op::GlobalAvgPooling2d:
+      if constexpr (kConv) return run_global_avg_pool(s, n);
+      break;
     case Op::StaticTranspose: return run_transpose(s, n);
     case Op::StaticReshape: return run_reshape(s, n);
     case Op::StaticSlice: return run_slice(s, n);
@@ -136,8 +185,9 @@ bool run_node(State& s, const Node& n) {
     case Op::Convert: return is_half_convert(*s.g, n) ? run_convert_half(s, n) : run_convert(s, n);
     default:
       if (op_supported(n.op)) return run_unary(s, n);
-      return s.ctx->fail("%s is not supported", op_name(n.op));
+      break;
   }
+  return s.ctx->fail("%s is not supported", op_name(n.op));
 }
 
 bool dtype_matches(DT x, DType t) {
@@ -190,7 +240,7 @@ class XnnpackInstance final : public BackendInstance {
         return Status::error("XNNPACK blob: output value " + std::to_string(g_.values[i].id) + " is never written");
     if (init.last_row_only_output >= 0) mark_last_row_only(static_cast<uint32_t>(init.last_row_only_output));
     // fp32 fully connected nodes with constant weights: ours or the XNNPACK library
-    for (size_t k = 0; k < g_.nodes.size(); ++k) {
+    for (size_t k = 0; kFullyConnected && k < g_.nodes.size(); ++k) {
       bool candidate = false;
       MatmulPath path;
       Status s = attach_library_fc(g_, g_.nodes[k], init.xnnpack, &prep_[k], &candidate, &path);
