@@ -23,6 +23,7 @@ pte_error_t method_options(const pte_method_options* o, Program::MethodOptions* 
   r->num_threads = o->num_threads;
   r->memory = o->memory;
   r->memory_bytes = o->memory_bytes;
+  r->scratch_bytes = o->scratch_bytes;
   return PTE_OK;
 }
 

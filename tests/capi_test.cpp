@@ -317,6 +317,26 @@ TEST_CASE("capi: caller memory too small for the plan, exactly enough, and misal
   REQUIRE_MESSAGE(pte_method_load(p, "forward", &mo, &m) == PTE_OK, pte_last_error());
   pte_method_destroy(m);
   pte_program_destroy(p);
+
+  // a small scratch arena: add's whole plan fits in a few hundred bytes
+  REQUIRE(pte_program_open_file("fixtures/data/add/model.pte", nullptr, &p) == PTE_OK);
+  pte_method_options_init(&mo);
+  mo.scratch_bytes = 64;
+  REQUIRE(pte_method_memory_needed(p, "forward", &mo, &need) == PTE_OK);
+  CHECK(need <= 512);
+  alignas(64) static uint8_t small[512];
+  mo.memory = small;
+  mo.memory_bytes = sizeof(small);
+  REQUIRE_MESSAGE(pte_method_load(p, "forward", &mo, &m) == PTE_OK, pte_last_error());
+  float x[6] = {1, 2, 3, 4, 5, 6}, out[6] = {};
+  const int64_t sizes[2] = {2, 3};
+  REQUIRE(pte_method_set_input(m, 0, PTE_DTYPE_FLOAT32, sizes, 2, x, sizeof(x)) == PTE_OK);
+  REQUIRE(pte_method_set_input(m, 1, PTE_DTYPE_FLOAT32, sizes, 2, x, sizeof(x)) == PTE_OK);
+  REQUIRE_MESSAGE(pte_method_execute(m) == PTE_OK, pte_last_error());
+  REQUIRE(pte_method_copy_output(m, 0, out, sizeof(out), nullptr) == PTE_OK);
+  for (int i = 0; i < 6; ++i) CHECK(out[i] == 2 * x[i]);
+  pte_method_destroy(m);
+  pte_program_destroy(p);
 }
 
 TEST_CASE("capi: missing files, garbage and every truncation of a program return load codes") {

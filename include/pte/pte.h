@@ -192,6 +192,9 @@ typedef struct pte_method_options {
    * them at load. Either way nothing is allocated after load. */
   void* memory;
   size_t memory_bytes;
+  /* Kernel scratch inside that memory: 0 takes the library's default (4 MiB); a small
+   * program runs with less (a kernel that needs more fails execute with a message). */
+  size_t scratch_bytes;
 } pte_method_options;
 
 void pte_method_options_init(pte_method_options* options);
@@ -199,7 +202,8 @@ void pte_method_options_init(pte_method_options* options);
 /* Bytes `memory` must hold for this method with these options (a 64-byte aligned block). */
 pte_error_t pte_method_memory_needed(const pte_program* program, const char* method,
                                      const pte_method_options* options, size_t* bytes);
-/* `options` may be NULL. The method keeps the program alive. */
+/* `options` may be NULL. The method keeps the program alive. Loading a method checks that
+ * this build has every operator and delegate it calls (one message naming the missing). */
 pte_error_t pte_method_load(pte_program* program, const char* method, const pte_method_options* options,
                             pte_method** out);
 void pte_method_destroy(pte_method* method);
@@ -226,7 +230,7 @@ pte_error_t pte_method_copy_output(const pte_method* method, size_t index, void*
 typedef struct pte_session pte_session;
 
 typedef struct pte_session_options {
-  const char* tokenizer_path;  /* NULL: tokenizer.json / tokenizer.bin / tokenizer.model next to the model */
+  const char* tokenizer_path;  /* NULL: the tokenizer next to the model (tokenizer.json, tokenizer.bin or tokenizer.model) */
   int num_threads;             /* 0: the library decides */
 } pte_session_options;
 
