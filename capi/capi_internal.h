@@ -27,6 +27,8 @@ namespace pte::capi {
 // allocation, no exception) and returns `code`.
 pte_error_t fail(pte_error_t code, const char* message) noexcept;
 pte_error_t fail(pte_error_t code, const std::string& message) noexcept;
+// "function: what", formatted without allocating (for the exception handlers).
+pte_error_t fail(pte_error_t code, const char* function, const char* what) noexcept;
 // A failed Status: its code and message. An ok Status returns PTE_OK.
 pte_error_t report(const Status& status) noexcept;
 
@@ -36,11 +38,11 @@ pte_error_t guard(const char* function, F&& body) noexcept {
   try {
     return body(function);
   } catch (const std::bad_alloc&) {
-    return fail(PTE_ERR_OUT_OF_MEMORY, std::string(function) + ": out of memory");
+    return fail(PTE_ERR_OUT_OF_MEMORY, function, "out of memory");
   } catch (const std::exception& e) {
-    return fail(PTE_ERR_INTERNAL, std::string(function) + ": " + e.what());
+    return fail(PTE_ERR_INTERNAL, function, e.what());
   } catch (...) {
-    return fail(PTE_ERR_INTERNAL, std::string(function) + ": unknown exception");
+    return fail(PTE_ERR_INTERNAL, function, "unknown exception");
   }
 }
 

@@ -52,6 +52,11 @@ pte_error_t fail(pte_error_t code, const char* message) noexcept {
 
 pte_error_t fail(pte_error_t code, const std::string& message) noexcept { return fail(code, message.c_str()); }
 
+pte_error_t fail(pte_error_t code, const char* function, const char* what) noexcept {
+  std::snprintf(t_message, sizeof(t_message), "%s: %s", function, what);
+  return code;
+}
+
 pte_error_t report(const Status& status) noexcept {
   if (status.is_ok()) return PTE_OK;
   return fail(static_cast<pte_error_t>(status.code()), status.message());
@@ -67,6 +72,7 @@ const char* pte_error_name(pte_error_t code) {
   case c: return #c;
     PTE_C_ERRORS(PTE_C_NAME)
 #undef PTE_C_NAME
+    default: break;
   }
   return "PTE_ERR_UNKNOWN";
 }

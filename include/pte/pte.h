@@ -87,7 +87,9 @@ typedef enum pte_error {
   PTE_ERR_GENERATION = 0x0700,
   PTE_ERR_TOKENIZER_UNAVAILABLE = 0x0701,
   PTE_ERR_NOT_A_DECODER = 0x0702,
-  PTE_ERR_CONTEXT_FULL = 0x0703
+  PTE_ERR_CONTEXT_FULL = 0x0703,
+
+  PTE_ERR_ENUM_MAX_ = 0x7fffffff          /* not a code: any int32 >= 0 is a valid value */
 } pte_error_t;
 
 /* "PTE_ERR_FILE_NOT_FOUND", ...; "PTE_ERR_UNKNOWN" for a number outside the table. */
@@ -110,7 +112,8 @@ typedef enum pte_dtype {
   PTE_DTYPE_FLOAT32 = 6,
   PTE_DTYPE_FLOAT64 = 7,
   PTE_DTYPE_BOOL = 11,
-  PTE_DTYPE_BFLOAT16 = 15
+  PTE_DTYPE_BFLOAT16 = 15,
+  PTE_DTYPE_ENUM_MAX_ = 0x7fffffff        /* not a dtype: any int32 >= 0 is a valid value */
 } pte_dtype;
 
 /* Bytes per element; 0 for a number that is not a dtype. */
