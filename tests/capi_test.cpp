@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "llm/runner.h"
+#include "program_builder.h"
 #include "pte/pte.h"
 #include "util/compare.h"
 #include "util/json.h"
@@ -390,6 +391,31 @@ TEST_CASE("capi: unknown methods and unsupported operators at method load") {
   CHECK_FAILS(pte_method_load(p, "nope", nullptr, &m), PTE_ERR_UNKNOWN_METHOD);
   CHECK_FAILS(pte_method_memory_needed(p, "nope", nullptr, &n), PTE_ERR_UNKNOWN_METHOD);
   pte_program_destroy(p);
+
+  // synthetic programs in memory: an operator no build has, a backend we lack, a broken XNNPACK blob
+  struct Case {
+    const char* op;
+    const char* backend;
+    pte_error_t code;
+    const char* says;
+  };
+  for (const Case& c : {Case{"foo::bar", nullptr, PTE_ERR_UNSUPPORTED_OPERATOR, "unsupported operator foo::bar"},
+                        Case{nullptr, "VulkanBackend", PTE_ERR_UNSUPPORTED_DELEGATE, "unsupported delegate VulkanBackend"},
+                        Case{nullptr, "XnnpackBackend", PTE_ERR_DELEGATE_BLOB_MALFORMED, "delegate 0 (XnnpackBackend)"}}) {
+    CAPTURE(c.says);
+    pte::test::ProgramBuilder b;
+    int a = b.i(0);
+    if (c.op) b.kernel(b.op(c.op), {a});
+    if (c.backend) b.call_delegate(b.delegate(c.backend), {a});
+    std::unique_ptr<pte::Program> unused;
+    REQUIRE(b.open(&unused).is_ok());
+    std::vector<uint8_t> bytes = b.bytes();
+    REQUIRE(pte_program_open_memory(bytes.data(), bytes.size(), nullptr, &p) == PTE_OK);
+    CHECK_FAILS(pte_method_load(p, "forward", nullptr, &m), c.code);
+    CHECK(contains(pte_last_error(), c.says));
+    CHECK(m == nullptr);
+    pte_program_destroy(p);
+  }
 }
 
 namespace {
