@@ -196,7 +196,8 @@ typedef struct pte_method_options {
   void* memory;
   size_t memory_bytes;
   /* Kernel scratch inside that memory: 0 takes the library's default (4 MiB); a small
-   * program runs with less (a kernel that needs more fails execute with a message). */
+   * program runs with less (a kernel that finds too little takes a path without scratch
+   * or fails execute with a message). */
   size_t scratch_bytes;
 } pte_method_options;
 
