@@ -1,6 +1,6 @@
 /* pte-run: the C API from C (compiled as C99): pte/pte.h is plain C, and the add fixture
  * runs end to end in caller memory; every function is called with NULL handles and
- * pointers. Called from tests/capi_test.cpp. */
+ * pointers. Called from tests/capi_test.cpp and tests/capi_bad_input_test.cpp. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
