@@ -26,9 +26,9 @@ namespace pte::capi {
 // Records `message` as this thread's last error (truncated to a fixed buffer: no
 // allocation, no exception) and returns `code`.
 pte_error_t fail(pte_error_t code, const char* message) noexcept;
-pte_error_t fail(pte_error_t code, const std::string& message) noexcept;
-// "function: what", formatted without allocating (for the exception handlers).
-pte_error_t fail(pte_error_t code, const char* function, const char* what) noexcept;
+// printf-style into the thread's message buffer: no allocation (the error paths stay
+// small and cannot throw).
+pte_error_t failf(pte_error_t code, const char* format, ...) noexcept __attribute__((format(printf, 2, 3)));
 // A failed Status: its code and message. An ok Status returns PTE_OK.
 pte_error_t report(const Status& status) noexcept;
 
@@ -38,11 +38,11 @@ pte_error_t guard(const char* function, F&& body) noexcept {
   try {
     return body(function);
   } catch (const std::bad_alloc&) {
-    return fail(PTE_ERR_OUT_OF_MEMORY, function, "out of memory");
+    return failf(PTE_ERR_OUT_OF_MEMORY, "%s: out of memory", function);
   } catch (const std::exception& e) {
-    return fail(PTE_ERR_INTERNAL, function, e.what());
+    return failf(PTE_ERR_INTERNAL, "%s: %s", function, e.what());
   } catch (...) {
-    return fail(PTE_ERR_INTERNAL, function, "unknown exception");
+    return failf(PTE_ERR_INTERNAL, "%s: unknown exception", function);
   }
 }
 
@@ -52,5 +52,5 @@ pte_error_t guard(const char* function, F&& body) noexcept {
 // and a message naming the function and the argument.
 #define PTE_C_NOT_NULL(arg, code) \
   do {                            \
-    if (!(arg)) return ::pte::capi::fail(code, std::string(fn) + ": " #arg " is NULL"); \
+    if (!(arg)) return ::pte::capi::failf(code, "%s: " #arg " is NULL", fn); \
   } while (0)

@@ -1,4 +1,5 @@
 // C API: error names and stages, the thread's last message, dtypes (pte/pte.h).
+#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 
@@ -50,16 +51,17 @@ pte_error_t fail(pte_error_t code, const char* message) noexcept {
   return code;
 }
 
-pte_error_t fail(pte_error_t code, const std::string& message) noexcept { return fail(code, message.c_str()); }
-
-pte_error_t fail(pte_error_t code, const char* function, const char* what) noexcept {
-  std::snprintf(t_message, sizeof(t_message), "%s: %s", function, what);
+pte_error_t failf(pte_error_t code, const char* format, ...) noexcept {
+  va_list ap;
+  va_start(ap, format);
+  std::vsnprintf(t_message, sizeof(t_message), format, ap);
+  va_end(ap);
   return code;
 }
 
 pte_error_t report(const Status& status) noexcept {
   if (status.is_ok()) return PTE_OK;
-  return fail(static_cast<pte_error_t>(status.code()), status.message());
+  return fail(static_cast<pte_error_t>(status.code()), status.message().c_str());
 }
 
 }  // namespace pte::capi

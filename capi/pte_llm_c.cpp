@@ -6,7 +6,7 @@
 #include "capi/capi_internal.h"
 #include "llm/runner.h"
 
-using pte::capi::fail;
+using pte::capi::failf;
 using pte::capi::guard;
 using pte::capi::report;
 
@@ -47,7 +47,7 @@ pte_error_t pte_session_create(const char* model_path, const pte_session_options
     ro.model_path = model_path;
     if (options) {
       if (options->tokenizer_path) ro.tokenizer_path = options->tokenizer_path;
-      if (options->num_threads < 0) return fail(PTE_ERR_INVALID_ARGUMENT, std::string(fn) + ": num_threads is negative");
+      if (options->num_threads < 0) return failf(PTE_ERR_INVALID_ARGUMENT, "%s: num_threads is negative", fn);
       ro.num_threads = options->num_threads;
     }
     std::unique_ptr<pte_session> h(new pte_session);
@@ -69,7 +69,7 @@ pte_error_t pte_session_generate(pte_session* session, const char* prompt, const
     pte_generation_params_init(&p);
     if (params) p = *params;
     if (!(p.temperature >= 0.f) || p.top_k < 0 || !(p.top_p > 0.f && p.top_p <= 1.f))
-      return fail(PTE_ERR_INVALID_ARGUMENT, std::string(fn) + ": temperature must be >= 0, top_k >= 0 and top_p in (0, 1]");
+      return failf(PTE_ERR_INVALID_ARGUMENT, "%s: temperature must be >= 0, top_k >= 0 and top_p in (0, 1]", fn);
     pte::GenerationConfig gc;
     gc.max_new_tokens = p.max_new_tokens;
     gc.sampling.temperature = p.temperature;

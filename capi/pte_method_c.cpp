@@ -6,7 +6,7 @@
 #include "capi/capi_internal.h"
 #include "pte/dtype.h"
 
-using pte::capi::fail;
+using pte::capi::failf;
 using pte::capi::guard;
 using pte::capi::report;
 
@@ -18,8 +18,8 @@ namespace {
 
 pte_error_t method_options(const pte_method_options* o, Program::MethodOptions* r, const char* fn) {
   if (!o) return PTE_OK;
-  if (o->num_threads < 0) return fail(PTE_ERR_INVALID_ARGUMENT, std::string(fn) + ": num_threads is negative");
-  if (!o->memory && o->memory_bytes > 0) return fail(PTE_ERR_NULL_POINTER, std::string(fn) + ": memory is NULL but memory_bytes is not 0");
+  if (o->num_threads < 0) return failf(PTE_ERR_INVALID_ARGUMENT, "%s: num_threads is negative", fn);
+  if (!o->memory && o->memory_bytes > 0) return failf(PTE_ERR_NULL_POINTER, "%s: memory is NULL but memory_bytes is not 0", fn);
   r->num_threads = o->num_threads;
   r->memory = o->memory;
   r->memory_bytes = o->memory_bytes;
@@ -27,19 +27,15 @@ pte_error_t method_options(const pte_method_options* o, Program::MethodOptions* 
   return PTE_OK;
 }
 
-std::string where(const pte_method* m, const char* what, size_t index) {
-  return m->prefix + ": " + what + " " + std::to_string(index);
-}
-
 // Output `index` as a tensor, or an error (index, not executed, not a tensor).
 pte_error_t output_tensor(const pte_method* m, size_t index, const Tensor** out) {
   if (!m->executed)
-    return fail(PTE_ERR_NOT_EXECUTED, m->prefix + ": outputs are read after a successful pte_method_execute");
+    return failf(PTE_ERR_NOT_EXECUTED, "%s: outputs are read after a successful pte_method_execute", m->prefix.c_str());
   if (index >= m->method->num_outputs())
-    return fail(PTE_ERR_OUTPUT_INDEX, where(m, "output index", index) + " out of range (the method has " +
-                                          std::to_string(m->method->num_outputs()) + " outputs)");
+    return failf(PTE_ERR_OUTPUT_INDEX, "%s: output index %zu out of range (the method has %zu outputs)", m->prefix.c_str(),
+                 index, m->method->num_outputs());
   const EValue& v = m->method->output(index);
-  if (v.tag != Tag::Tensor || !v.t) return fail(PTE_ERR_NOT_A_TENSOR, where(m, "output", index) + " is not a tensor");
+  if (v.tag != Tag::Tensor || !v.t) return failf(PTE_ERR_NOT_A_TENSOR, "%s: output %zu is not a tensor", m->prefix.c_str(), index);
   *out = v.t;
   return PTE_OK;
 }
@@ -105,17 +101,15 @@ pte_error_t pte_method_num_outputs(const pte_method* method, size_t* count) {
 pte_error_t pte_method_set_input(pte_method* method, size_t index, pte_dtype dtype, const int64_t* sizes, size_t rank,
                                  const void* data, size_t data_bytes) {
   return guard(__func__, [&](const char* fn) -> pte_error_t {
-    using pte::capi::where;
     PTE_C_NOT_NULL(method, PTE_ERR_NULL_HANDLE);
     if (index >= method->method->info().inputs.size())  // the library's message lists the signature
       return report(method->method->set_input(index, pte::Tensor{}));
-    if (rank > 0 && !sizes) return fail(PTE_ERR_NULL_POINTER, std::string(fn) + ": sizes is NULL for rank " + std::to_string(rank));
+    const char* where = method->prefix.c_str();
+    if (rank > 0 && !sizes) return failf(PTE_ERR_NULL_POINTER, "%s: sizes is NULL for rank %zu", fn, rank);
     if (rank > static_cast<size_t>(pte::kMaxDims))
-      return fail(PTE_ERR_INPUT_SHAPE, where(method, "input", index) + ": rank " + std::to_string(rank) + " (at most " +
-                                           std::to_string(pte::kMaxDims) + ")");
+      return failf(PTE_ERR_INPUT_SHAPE, "%s: input %zu: rank %zu (at most %d)", where, index, rank, pte::kMaxDims);
     if (pte_dtype_size(dtype) == 0)
-      return fail(PTE_ERR_INPUT_DTYPE, where(method, "input", index) + ": dtype " + std::to_string(static_cast<int>(dtype)) +
-                                           " is not a known dtype");
+      return failf(PTE_ERR_INPUT_DTYPE, "%s: input %zu: dtype %d is not a known dtype", where, index, static_cast<int>(dtype));
     pte::Tensor t;
     t.dtype = static_cast<pte::DType>(dtype);
     t.dim = static_cast<int32_t>(rank);
@@ -123,19 +117,19 @@ pte_error_t pte_method_set_input(pte_method* method, size_t index, pte_dtype dty
     bool overflow = false;
     for (size_t i = 0; i < rank; ++i) {
       if (sizes[i] < 0)
-        return fail(PTE_ERR_INPUT_SHAPE, where(method, "input", index) + ": size " + std::to_string(sizes[i]) + " of dimension " +
-                                             std::to_string(i) + " is negative");
+        return failf(PTE_ERR_INPUT_SHAPE, "%s: input %zu: size %lld of dimension %zu is negative", where, index,
+                     static_cast<long long>(sizes[i]), i);
       t.sizes[i] = sizes[i];
       t.dim_order[i] = static_cast<uint8_t>(i);
       if (sizes[i] > 0 && numel > (uint64_t{1} << 62) / static_cast<uint64_t>(sizes[i])) overflow = true;
       numel *= static_cast<uint64_t>(sizes[i]);
     }
-    if (overflow) return fail(PTE_ERR_INPUT_SHAPE, where(method, "input", index) + ": the sizes overflow");
+    if (overflow) return failf(PTE_ERR_INPUT_SHAPE, "%s: input %zu: the sizes overflow", where, index);
     const uint64_t need = numel * pte_dtype_size(dtype);
-    if (need > 0 && !data) return fail(PTE_ERR_NULL_POINTER, std::string(fn) + ": data is NULL");
+    if (need > 0 && !data) return failf(PTE_ERR_NULL_POINTER, "%s: data is NULL", fn);
     if (need > data_bytes)
-      return fail(PTE_ERR_INPUT_DATA, where(method, "input", index) + ": " + std::to_string(data_bytes) +
-                                          " bytes given, the tensor needs " + std::to_string(need));
+      return failf(PTE_ERR_INPUT_DATA, "%s: input %zu: %zu bytes given, the tensor needs %llu", where, index, data_bytes,
+                   static_cast<unsigned long long>(need));
     t.data = const_cast<void*>(data);
     t.capacity = data_bytes;
     pte::compute_strides(t);
@@ -161,8 +155,8 @@ pte_error_t pte_method_output(const pte_method* method, size_t index, pte_tensor
     const pte::Tensor* t = nullptr;
     if (pte_error_t e = pte::capi::output_tensor(method, index, &t)) return e;
     if (!t->contiguous_order())
-      return fail(PTE_ERR_INVALID_ARGUMENT, pte::capi::where(method, "output", index) +
-                                                " is not in contiguous dim order: read it with pte_method_copy_output");
+      return failf(PTE_ERR_INVALID_ARGUMENT, "%s: output %zu is not in contiguous dim order: read it with pte_method_copy_output",
+                   method->prefix.c_str(), index);
     view->dtype = static_cast<pte_dtype>(t->dtype);
     view->rank = static_cast<size_t>(t->dim);
     view->sizes = t->sizes;
@@ -178,10 +172,10 @@ pte_error_t pte_method_copy_output(const pte_method* method, size_t index, void*
     const pte::Tensor* t = nullptr;
     if (pte_error_t e = pte::capi::output_tensor(method, index, &t)) return e;
     const size_t n = t->nbytes();
-    if (n > 0 && !dst) return fail(PTE_ERR_NULL_POINTER, std::string(fn) + ": dst is NULL");
+    if (n > 0 && !dst) return failf(PTE_ERR_NULL_POINTER, "%s: dst is NULL", fn);
     if (n > dst_bytes)
-      return fail(PTE_ERR_BUFFER_TOO_SMALL, pte::capi::where(method, "output", index) + " has " + std::to_string(n) +
-                                                " bytes, the buffer " + std::to_string(dst_bytes));
+      return failf(PTE_ERR_BUFFER_TOO_SMALL, "%s: output %zu has %zu bytes, the buffer %zu", method->prefix.c_str(), index, n,
+                   dst_bytes);
     if (n > 0 && t->contiguous_order()) {
       std::memcpy(dst, t->data, n);
     } else if (n > 0) {  // logical (row-major) order from the tensor's strides

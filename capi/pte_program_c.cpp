@@ -4,7 +4,7 @@
 
 #include "capi/capi_internal.h"
 
-using pte::capi::fail;
+using pte::capi::failf;
 using pte::capi::guard;
 using pte::capi::report;
 
@@ -20,7 +20,7 @@ pte_error_t find_method(const Program& p, const char* name, const MethodInfo** o
   if (!m) {
     std::string names;
     for (const MethodInfo& mi : info.methods) names += (names.empty() ? "" : ", ") + mi.name;
-    return fail(PTE_ERR_UNKNOWN_METHOD, info.path + ": no method named '" + name + "' (methods: " + names + ")");
+    return failf(PTE_ERR_UNKNOWN_METHOD, "%s: no method named '%s' (methods: %s)", info.path.c_str(), name, names.c_str());
   }
   *out = m;
   return PTE_OK;
@@ -60,16 +60,15 @@ pte_value_kind kind_of(Tag t) {
 
 pte_error_t value_info(const pte_program* program, const char* method, size_t index, bool input, pte_value_info* info,
                        const char* function) {
-  if (!program) return fail(PTE_ERR_NULL_HANDLE, std::string(function) + ": program is NULL");
-  if (!method) return fail(PTE_ERR_NULL_POINTER, std::string(function) + ": method is NULL");
-  if (!info) return fail(PTE_ERR_NULL_POINTER, std::string(function) + ": info is NULL");
+  if (!program) return failf(PTE_ERR_NULL_HANDLE, "%s: program is NULL", function);
+  if (!method) return failf(PTE_ERR_NULL_POINTER, "%s: method is NULL", function);
+  if (!info) return failf(PTE_ERR_NULL_POINTER, "%s: info is NULL", function);
   const MethodInfo* m = nullptr;
   if (pte_error_t e = find_method(*program->program, method, &m)) return e;
   const std::vector<ValueInfo>& vs = input ? m->inputs : m->outputs;
   if (index >= vs.size())
-    return fail(input ? PTE_ERR_INPUT_INDEX : PTE_ERR_OUTPUT_INDEX,
-                program->program->path() + ": method " + m->name + ": " + (input ? "input" : "output") + " index " +
-                    std::to_string(index) + " out of range (" + std::to_string(vs.size()) + ")");
+    return failf(input ? PTE_ERR_INPUT_INDEX : PTE_ERR_OUTPUT_INDEX, "%s: method %s: %s index %zu out of range (%zu)",
+                 program->program->path().c_str(), m->name.c_str(), input ? "input" : "output", index, vs.size());
   const ValueInfo& v = vs[index];
   *info = pte_value_info{};
   info->kind = kind_of(v.tag);
@@ -132,8 +131,8 @@ pte_error_t pte_program_method_name(const pte_program* program, size_t index, co
     PTE_C_NOT_NULL(name, PTE_ERR_NULL_POINTER);
     const auto& ms = program->program->info().methods;
     if (index >= ms.size())
-      return fail(PTE_ERR_INVALID_ARGUMENT, program->program->path() + ": method index " + std::to_string(index) +
-                                                " out of range (" + std::to_string(ms.size()) + " methods)");
+      return failf(PTE_ERR_INVALID_ARGUMENT, "%s: method index %zu out of range (%zu methods)", program->program->path().c_str(),
+                   index, ms.size());
     *name = ms[index].name.c_str();
     return PTE_OK;
   });
