@@ -51,6 +51,17 @@ Status FileMap::open(const std::string& path) {
   return Status::ok();
 }
 
+bool FileMap::release(const void* p, size_t n) const {
+  const auto* b = static_cast<const uint8_t*>(p);
+  const auto* base = static_cast<const uint8_t*>(mapped_);
+  if (!mapped_ || b < base || n > mapped_size_ || static_cast<size_t>(b - base) > mapped_size_ - n) return false;
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t from = (reinterpret_cast<uintptr_t>(b) + page - 1) / page * page;
+  const uintptr_t to = (reinterpret_cast<uintptr_t>(b) + n) / page * page;
+  if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+  return true;
+}
+
 void FileMap::wrap(const void* data, size_t size) {
   if (reinterpret_cast<uintptr_t>(data) % 16 == 0 || size == 0) {
     data_ = static_cast<const uint8_t*>(data);

@@ -21,6 +21,11 @@ class FileMap {
 
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
+  // The bytes [p, p + n) will not be read again soon (weights repacked at load): when they
+  // lie in a mapping of ours, the whole pages inside the range leave the process's resident
+  // set (a later read faults them in again from the file). Caller memory is left alone.
+  // False when the range is not ours.
+  bool release(const void* p, size_t n) const;
 
  private:
   const uint8_t* data_ = nullptr;

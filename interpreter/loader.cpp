@@ -603,6 +603,12 @@ Status LoadedProgram::delegate_blob(const fb::BackendDelegate* del, Bytes* out) 
   return Status::error("delegate data location " + num(static_cast<int>(ref->location())) + " is unknown");
 }
 
+void LoadedProgram::release_pages(const void* p, size_t n) const {
+  if (map_->release(p, n)) return;
+  for (const auto& d : data_files_)
+    if (d->map().release(p, n)) return;
+}
+
 int LoadedProgram::find_plan(std::string_view name) const {
   const auto* plans = root_->execution_plan();
   for (uint32_t i = 0; i < plans->size(); ++i)

@@ -81,6 +81,9 @@ class LoadedProgram final : public Program {
 
   const fb::Program* root() const { return root_; }
   const uint8_t* file_data() const { return map_->data(); }
+  // Constant bytes repacked at load and not read again: their pages leave the resident set
+  // when the program or a .ptd file maps them (FileMap::release).
+  void release_pages(const void* p, size_t n) const;
   size_t file_size() const { return map_->size(); }
 
   // The bytes of segment `index` (absolute position checked at open).

@@ -14,6 +14,9 @@
 #      damaged-file sweep on every third file (PTE_ROBUSTNESS_STRIDE=3): with a 32-bit size_t
 #      is where byte counts wrap (it found the truncations behind an earlier heap corruption).
 # The ASan + UBSan run (3) takes every second file of that sweep (PTE_ROBUSTNESS_STRIDE=2).
+# After the two release builds: `meson install`, the C example built out of tree with
+# pkg-config, a selective build (SmolLM2 8da4w's operators) and the size report
+# (scripts/embed_test.sh); an aarch64 selective build adds its size line.
 # With the fixtures venv present (.venv), the server is also driven by the openai client.
 # Measured on a contended 2-core machine: ASan suite ~11 min, aarch64 A53 run ~6.5 min
 # without the sweep, "max" kernel run ~15 s; each cold cross build 11-15 min.
@@ -98,6 +101,9 @@ run_config release -Dbuildtype=release -Dxnnpack=enabled
 stage_done release
 run_config noxnnpack -Dbuildtype=release -Dxnnpack=disabled
 stage_done noxnnpack
+# install + the C example out of tree with pkg-config, the selective build, the size report
+bash scripts/embed_test.sh build-test-release build-test-select
+stage_done embedding
 # The sanitizer run (-O0) is ~50x slower than release: it takes every second file of the
 # loader's damaged-file sweep (release runs them all; the fuzz stage adds random damage).
 PTE_ROBUSTNESS_STRIDE=2 run_config asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false -Dxnnpack=enabled \
@@ -119,6 +125,18 @@ fi
 if [ "${PTE_TEST_ARM:-1}" != 0 ]; then
   build_cross aarch64 aarch64-linux-gnu arm64
   stage_done "aarch64 build"
+  # the embedded build for SmolLM2-135M 8da4w (selective, -Dsmall=true), for its size
+  # (scripts/size_report.sh) and its outputs against the full aarch64 build's under qemu
+  if [ ! -f build-test-aarch64-select/build.ninja ]; then
+    meson setup build-test-aarch64-select --cross-file cross/aarch64-linux-gnu.ini -Dbuildtype=release \
+      -Dsmall=true -Dselect_ops=fixtures/select/smollm2_8da4w.txt -Dxnnpack=disabled -Dimage=disabled \
+      -Dserver=disabled -Dtests=false -Dbench=false >/dev/null
+  fi
+  ninja -C build-test-aarch64-select bin/pte-run >/dev/null
+  bash scripts/size_report.sh --arm aarch64-linux-gnu build-test-aarch64-select
+  QEMU_CPU=cortex-a53 bash scripts/select_check.sh "scripts/qemu_run.sh aarch64-linux-gnu build-test-aarch64/bin/pte-run" \
+    "scripts/qemu_run.sh aarch64-linux-gnu build-test-aarch64-select/bin/pte-run"
+  stage_done "aarch64 selective build"
   run_cross aarch64 aarch64-linux-gnu cortex-a53 '-tce=loader robustness: truncated*'
   stage_done "aarch64 tests (cortex-a53)"
   run_cross aarch64 aarch64-linux-gnu max '-sf=*ops/*'

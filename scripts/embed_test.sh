@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The embedding checks of the test command (scripts/test.sh), on a finished release build:
+#   1. `meson install` into a staging folder, then the C example (examples/c/) builds out of
+#      tree against it with `pkg-config --cflags --libs pte-run` and runs a committed fixture;
+#   2. a selective build (-Dselect_ops=fixtures/select/smollm2_8da4w.txt: SmolLM2-135M
+#      8da4w's operators and XNNPACK nodes) of the core, tokenizer, runners and CLI: programs
+#      inside the selection give the same bytes as the full build, programs outside it are
+#      refused naming what is missing;
+#   3. the size report (scripts/size_report.sh).
+#   scripts/embed_test.sh RELEASE_BUILD_DIR SELECT_BUILD_DIR
+set -euo pipefail
+cd "$(dirname "$0")/.."
+full="${1:?usage: embed_test.sh RELEASE_BUILD_DIR SELECT_BUILD_DIR}"
+sel="${2:?usage: embed_test.sh RELEASE_BUILD_DIR SELECT_BUILD_DIR}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+fail() { echo "embed_test: $*" >&2; exit 1; }
+
+# ---- 1. install, pkg-config, the C example out of tree
+meson install -C "$full" --destdir "$work/stage" >/dev/null
+pc=$(find "$work/stage" -name pte-run.pc | head -n 1)
+[ -n "$pc" ] || fail "meson install wrote no pte-run.pc"
+libdir=$(dirname "$(dirname "$pc")")
+export PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$work/stage"
+for h in pte/program.h pte/status.h; do
+  [ -f "$(pkg-config --variable=includedir pte-run)/$h" ] || fail "installed headers lack $h"
+done
+for l in libpte-core.a libpte-core.so libpte-llm.a libpte-tokenizer.so; do
+  [ -e "$libdir/$l" ] || fail "meson install wrote no $l"
+done
+if compgen -G "examples/c/*.c" >/dev/null; then
+  for src in examples/c/*.c; do
+    exe="$work/$(basename "$src" .c)"
+    # the shared libraries (C, so only the C API: libpte-core links libstdc++ itself)
+    cc -std=c99 -Wall -Wextra -Werror $(pkg-config --cflags pte-run) "$src" -o "$exe" $(pkg-config --libs pte-run)
+    # and statically: the same libraries' .a files, with what pkg-config --static adds
+    cc -std=c99 $(pkg-config --cflags pte-run) "$src" -o "$exe-static" \
+      -Wl,-Bstatic $(pkg-config --libs-only-l pte-run) -Wl,-Bdynamic \
+      $(pkg-config --static --libs-only-other --libs-only-L pte-run) \
+      $(pkg-config --static --libs-only-l pte-run | tr ' ' '\n' | grep -v '^-lpte-' | tr '\n' ' ')
+  done
+  echo "embed: examples/c built out of tree with pkg-config (shared and static)"
+  if [ -f examples/c/check.sh ]; then
+    LD_LIBRARY_PATH="$libdir" bash examples/c/check.sh "$work"
+  fi
+else
+  echo "skipped: no examples/c/*.c to build out of tree"
+fi
+
+# ---- 2. the selective build
+list=fixtures/select/smollm2_8da4w.txt
+if [ ! -f "$sel/build.ninja" ]; then
+  meson setup "$sel" -Dbuildtype=release -Dselect_ops="$list" -Dxnnpack=disabled -Dimage=disabled \
+    -Dserver=disabled -Dtests=false -Dbench=false >/dev/null
+fi
+ninja -C "$sel" bin/pte-run >/dev/null
+bash scripts/select_check.sh "$full/bin/pte-run" "$sel/bin/pte-run"
+
+# ---- 3. sizes
+bash scripts/size_report.sh "$full" "$sel"
