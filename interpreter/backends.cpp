@@ -34,7 +34,7 @@ const BackendDef* find_backend(std::string_view id) {
 Status BackendWorkspace::reserve(size_t bytes) {
   if (bytes <= size_) return Status::ok();
   std::unique_ptr<uint8_t[]> s(new (std::nothrow) uint8_t[bytes + 64]);
-  if (!s) return Status::error("cannot allocate " + std::to_string(bytes) + " bytes of delegate workspace");
+  if (!s) return Status::error(ErrorCode::AllocationFailed, "cannot allocate " + std::to_string(bytes) + " bytes of delegate workspace");
   storage_ = std::move(s);
   base_ = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(storage_.get()) + 63) & ~uintptr_t(63));
   size_ = bytes;
@@ -45,8 +45,9 @@ bool backend_supported(std::string_view id) { return find_backend(id) != nullptr
 
 Status create_backend(const BackendInit& init, std::unique_ptr<BackendInstance>* out) {
   const BackendDef* b = find_backend(init.id);
-  if (!b) return Status::error("unsupported delegate " + std::string(init.id));
-  return b->create(init, out);
+  if (!b) return Status::error(ErrorCode::UnsupportedDelegate, "unsupported delegate " + std::string(init.id));
+  Status s = b->create(init, out);
+  return s.with_default_code(ErrorCode::DelegateBlobMalformed);
 }
 
 Status describe_backend_blob(std::string_view id, Bytes blob, const LoadedProgram* program,

@@ -18,16 +18,20 @@ FileMap::~FileMap() {
 
 Status FileMap::open(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::error(path + ": cannot open: " + std::strerror(errno));
+  if (fd < 0) {
+    int e = errno;
+    return Status::error(e == ENOENT || e == ENOTDIR ? ErrorCode::FileNotFound : ErrorCode::FileUnreadable,
+                         path + ": cannot open: " + std::strerror(e));
+  }
   struct stat st;
   if (fstat(fd, &st) != 0) {
     int e = errno;
     ::close(fd);
-    return Status::error(path + ": cannot stat: " + std::strerror(e));
+    return Status::error(ErrorCode::FileUnreadable, path + ": cannot stat: " + std::strerror(e));
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return Status::error(path + ": not a regular file");
+    return Status::error(ErrorCode::FileUnreadable, path + ": not a regular file");
   }
   size_t size = static_cast<size_t>(st.st_size);
   if (size == 0) {
@@ -39,7 +43,7 @@ Status FileMap::open(const std::string& path) {
   void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   int e = errno;
   ::close(fd);
-  if (p == MAP_FAILED) return Status::error(path + ": cannot map: " + std::strerror(e));
+  if (p == MAP_FAILED) return Status::error(ErrorCode::FileUnreadable, path + ": cannot map: " + std::strerror(e));
   mapped_ = p;
   mapped_size_ = size;
   data_ = static_cast<const uint8_t*>(p);

@@ -1,6 +1,7 @@
 // pte-run: the verified program loader (see loader.h).
 #include "interpreter/loader.h"
 
+#include <cctype>
 #include <cstdint>
 #include <cstring>
 
@@ -305,19 +306,25 @@ bool DataFile::entry(size_t index, DataEntry* out) const {
 Status Program::open_file(const std::string& path, const OpenOptions& options,
                           std::unique_ptr<Program>* out) {
   auto map = std::make_unique<FileMap>();
-  PTE_TRY(map->open(path));
+  Status s = map->open(path);
+  if (!s) return s.with_default_code(ErrorCode::FileUnreadable);
   std::unique_ptr<LoadedProgram> p;
-  PTE_TRY(LoadedProgram::create(std::move(map), path, options, &p));
+  s = LoadedProgram::create(std::move(map), path, options, &p);
+  if (!s) return s.with_default_code(ErrorCode::Load);
   *out = std::move(p);
   return Status::ok();
 }
 
 Status Program::open_buffer(const void* data, size_t size, const std::string& name,
                             const OpenOptions& options, std::unique_ptr<Program>* out) {
+  if (!data && size > 0) return Status::error(ErrorCode::InvalidArgument, name + ": a null buffer of " + num(size) + " bytes");
   auto map = std::make_unique<FileMap>();
   map->wrap(data, size);
+  if (!map->data() && size > 0)
+    return Status::error(ErrorCode::OutOfMemory, name + ": cannot allocate " + num(size) + " bytes for an aligned copy of the buffer");
   std::unique_ptr<LoadedProgram> p;
-  PTE_TRY(LoadedProgram::create(std::move(map), name, options, &p));
+  Status s = LoadedProgram::create(std::move(map), name, options, &p);
+  if (!s) return s.with_default_code(ErrorCode::Load);
   *out = std::move(p);
   return Status::ok();
 }
@@ -329,15 +336,16 @@ Status LoadedProgram::create(std::unique_ptr<FileMap> map, const std::string& na
   p->info_.path = name;
   p->info_.file_bytes = p->map_->size();
   Status s = p->parse(options);
-  if (!s) return s.context(name);
+  if (!s) return s.context(name).with_default_code(ErrorCode::Malformed);
   for (const std::string& f : options.data_files) {
     auto df = std::make_unique<DataFile>();
-    PTE_TRY(df->open(f));
+    s = df->open(f);
+    if (!s) return s.with_default_code(ErrorCode::DataFileInvalid);
     p->info_.external_bytes += df->data_bytes();
     p->data_files_.push_back(std::move(df));
   }
   s = p->build_info();
-  if (!s) return s.context(name);
+  if (!s) return s.context(name).with_default_code(ErrorCode::Malformed);
   *out = std::move(p);
   return Status::ok();
 }
@@ -345,7 +353,10 @@ Status LoadedProgram::create(std::unique_ptr<FileMap> map, const std::string& na
 Status LoadedProgram::parse(const OpenOptions& options) {
   const uint8_t* d = map_->data();
   const size_t n = map_->size();
-  if (n < 8 || std::memcmp(d + 4, "ET12", 4) != 0) return Status::error(identify(d, n));
+  if (n < 8) return Status::error(ErrorCode::Truncated, identify(d, n));
+  if (std::memcmp(d + 4, "ET12", 4) != 0)
+    return Status::error(d[4] == 'E' && d[5] == 'T' && isdigit(d[6]) && isdigit(d[7]) ? ErrorCode::UnsupportedVersion : ErrorCode::NotAProgram,
+                         identify(d, n));
   uint32_t root_off = read_u32(d);
   if (root_off < 8 || root_off > n - 4) return Status::error("root table offset " + num(root_off) + " lies outside the file (" + num(n) + " bytes)");
 
@@ -360,20 +371,20 @@ Status LoadedProgram::parse(const OpenOptions& options) {
     segment_base_ = read_u64(d + 24);
     if (hlen >= 32 && n >= 40) segment_data_size = read_u64(d + 32);
     if (program_size_ > n)
-      return Status::error("header says the program is " + num(program_size_) + " bytes but the file has " + num(n) + ": truncated?");
+      return Status::error(ErrorCode::Truncated, "header says the program is " + num(program_size_) + " bytes but the file has " + num(n) + ": truncated?");
     if (program_size_ < root_off + 4u) return Status::error("header program size " + num(program_size_) + " is smaller than the root offset");
     if (segment_base_ != 0 && segment_base_ < program_size_)
       return Status::error("segment base offset " + num(segment_base_) + " lies inside the program (" + num(program_size_) + " bytes)");
-    if (segment_base_ > n) return Status::error("segment base offset " + num(segment_base_) + " lies past the end of the file (" + num(n) + " bytes): truncated?");
+    if (segment_base_ > n) return Status::error(ErrorCode::Truncated, "segment base offset " + num(segment_base_) + " lies past the end of the file (" + num(n) + " bytes): truncated?");
     if (segment_data_size > 0 && !fits(segment_base_, segment_data_size, n))
-      return Status::error("segment data [" + num(segment_base_) + "+" + num(segment_data_size) + "] exceeds the file (" + num(n) + " bytes): truncated?");
+      return Status::error(ErrorCode::Truncated, "segment data [" + num(segment_base_) + "+" + num(segment_data_size) + "] exceeds the file (" + num(n) + " bytes): truncated?");
   }
 
   if (options.verify || true) {
     // The verifier always runs: it is what makes every later table access safe.
     flatbuffers::Verifier v(d, static_cast<size_t>(program_size_), kMaxVerifierDepth, kMaxVerifierTables);
     if (!v.VerifyBuffer<fb::Program>(nullptr))
-      return Status::error("flatbuffer verification failed: the program is corrupt or truncated");
+      return Status::error(ErrorCode::Malformed, "flatbuffer verification failed: the program is corrupt or truncated");
   }
   root_ = fb::GetProgram(d);
   PTE_TRY(check_tables());
@@ -386,7 +397,7 @@ Status LoadedProgram::parse(const OpenOptions& options) {
     const auto* s = segs->Get(i);
     uint64_t base = segment_base_;
     if (!fits(base, s->offset(), n) || !fits(base + s->offset(), s->size(), n))
-      return Status::error("segment " + num(i) + " [" + num(s->offset()) + "+" + num(s->size()) + "] from base " + num(base) +
+      return Status::error(ErrorCode::Truncated, "segment " + num(i) + " [" + num(s->offset()) + "+" + num(s->size()) + "] from base " + num(base) +
                            " lies outside the file (" + num(n) + " bytes): truncated?");
     if (s->size() > 0 && base == 0 && !info_.extended_header)
       return Status::error("segment " + num(i) + " has data but the file has no extended header giving the segment base");

@@ -87,18 +87,18 @@ size_t file_plan_bytes(const MethodInfo& m) {
   return n;
 }
 
-Status MethodImpl::error(const char* fmt, ...) const {
+Status MethodImpl::error(ErrorCode code, const char* fmt, ...) const {
   int n = std::snprintf(err_, sizeof(err_), "%s: ", prefix_.c_str());
   if (n < 0 || static_cast<size_t>(n) >= sizeof(err_)) n = 0;
   va_list ap;
   va_start(ap, fmt);
   std::vsnprintf(err_ + n, sizeof(err_) - static_cast<size_t>(n), fmt, ap);
   va_end(ap);
-  return Status::error(err_);
+  return Status::error(code, err_);
 }
 
-Status MethodImpl::input_mismatch(size_t index, const std::string& why) const {
-  return Status::error(prefix_ + ": input " + num(static_cast<int64_t>(index)) + ": " + why + "; the method is " +
+Status MethodImpl::input_mismatch(ErrorCode code, size_t index, const std::string& why) const {
+  return Status::error(code, prefix_ + ": input " + num(static_cast<int64_t>(index)) + ": " + why + "; the method is " +
                        signature_string(info_));
 }
 
@@ -106,10 +106,10 @@ Status MethodImpl::input_mismatch(size_t index, const std::string& why) const {
 
 Status MethodImpl::set_input(size_t index, const Tensor& value) {
   if (index >= inputs_.size())
-    return Status::error(prefix_ + ": input index " + num(static_cast<int64_t>(index)) + " out of range (the method takes " +
+    return Status::error(ErrorCode::InputIndex, prefix_ + ": input index " + num(static_cast<int64_t>(index)) + " out of range (the method takes " +
                          num(static_cast<int64_t>(inputs_.size())) + " inputs: " + signature_string(info_) + ")");
   EValue& v = values_[inputs_[index]];
-  if (v.tag != Tag::Tensor) return input_mismatch(index, std::string("expected ") + entry(info_.inputs[index], true) + ", got a tensor");
+  if (v.tag != Tag::Tensor) return input_mismatch(ErrorCode::InputKind, index, std::string("expected ") + entry(info_.inputs[index], true) + ", got a tensor");
   Tensor& t = *v.t;
   const TensorInfo& ti = info_.inputs[index].tensor;
   auto got = [&]() {
@@ -118,14 +118,14 @@ Status MethodImpl::set_input(size_t index, const Tensor& value) {
     return s + "]";
   };
   auto want = [&]() { return entry(info_.inputs[index], true); };
-  if (value.dtype != t.dtype) return input_mismatch(index, "expected " + want() + ", got " + got() + " (dtype differs)");
+  if (value.dtype != t.dtype) return input_mismatch(ErrorCode::InputDtype, index, "expected " + want() + ", got " + got() + " (dtype differs)");
   if (value.dim != t.dim || value.dim != static_cast<int32_t>(ti.sizes.size()))
-    return input_mismatch(index, "expected " + want() + ", got " + got() + " (rank differs)");
+    return input_mismatch(ErrorCode::InputShape, index, "expected " + want() + ", got " + got() + " (rank differs)");
   for (int i = 0; i < value.dim; ++i) {
     int64_t bound = ti.sizes[static_cast<size_t>(i)];
-    if (value.sizes[i] < 0) return input_mismatch(index, "got " + got() + " (negative size)");
+    if (value.sizes[i] < 0) return input_mismatch(ErrorCode::InputShape, index, "got " + got() + " (negative size)");
     if (ti.dynamism == Dynamism::Static ? value.sizes[i] != bound : value.sizes[i] > bound)
-      return input_mismatch(index, "expected " + want() + ", got " + got() +
+      return input_mismatch(ErrorCode::InputShape, index, "expected " + want() + ", got " + got() +
                                        (ti.dynamism == Dynamism::Static ? " (static shape)" : " (over the dynamic bound)"));
   }
   Tensor src = value;
@@ -133,11 +133,11 @@ Status MethodImpl::set_input(size_t index, const Tensor& value) {
     for (int i = 0; i < src.dim; ++i) src.dim_order[i] = static_cast<uint8_t>(i);
   compute_strides(src);
   size_t nbytes = src.nbytes();
-  if (nbytes > 0 && !src.data) return input_mismatch(index, "the tensor has no data");
+  if (nbytes > 0 && !src.data) return input_mismatch(ErrorCode::InputData, index, "the tensor has no data");
 
   if (value_planned_[inputs_[index]]) {
-    if (!resize_tensor(t, src.sizes, src.dim)) return input_mismatch(index, "cannot resize to " + got());
-    if (nbytes > t.capacity) return input_mismatch(index, got() + " exceeds the planned " + num(static_cast<int64_t>(t.capacity)) + " bytes");
+    if (!resize_tensor(t, src.sizes, src.dim)) return input_mismatch(ErrorCode::InputShape, index, "cannot resize to " + got());
+    if (nbytes > t.capacity) return input_mismatch(ErrorCode::InputShape, index, got() + " exceeds the planned " + num(static_cast<int64_t>(t.capacity)) + " bytes");
     if (same_order(src, t)) {
       if (nbytes) std::memmove(t.data, src.data, nbytes);
     } else {
@@ -149,12 +149,12 @@ Status MethodImpl::set_input(size_t index, const Tensor& value) {
     }
   } else {
     if (!same_order(src, t))
-      return input_mismatch(index, "the input is bound by pointer and must be in the method's dim order");
+      return input_mismatch(ErrorCode::InputShape, index, "the input is bound by pointer and must be in the method's dim order");
     Tensor saved = t;
     t.data = nullptr;  // resize_tensor checks capacity only for tensors with data
     if (!resize_tensor(t, src.sizes, src.dim)) {
       t = saved;
-      return input_mismatch(index, "cannot resize to " + got());
+      return input_mismatch(ErrorCode::InputShape, index, "cannot resize to " + got());
     }
     t.data = src.data;
     t.capacity = value.capacity > nbytes ? value.capacity : nbytes;
@@ -165,16 +165,16 @@ Status MethodImpl::set_input(size_t index, const Tensor& value) {
 
 Status MethodImpl::set_input(size_t index, const EValue& value) {
   if (value.tag == Tag::Tensor) {
-    if (!value.t) return Status::error(prefix_ + ": input " + num(static_cast<int64_t>(index)) + ": tensor value without a tensor");
+    if (!value.t) return Status::error(ErrorCode::InputKind, prefix_ + ": input " + num(static_cast<int64_t>(index)) + ": tensor value without a tensor");
     return set_input(index, *value.t);
   }
   if (index >= inputs_.size())
-    return Status::error(prefix_ + ": input index " + num(static_cast<int64_t>(index)) + " out of range (the method takes " +
+    return Status::error(ErrorCode::InputIndex, prefix_ + ": input index " + num(static_cast<int64_t>(index)) + " out of range (the method takes " +
                          num(static_cast<int64_t>(inputs_.size())) + " inputs: " + signature_string(info_) + ")");
   const EValue& want = values_[inputs_[index]];
   const ValueInfo& vi = info_.inputs[index];
   auto mismatch = [&](const std::string& got) {
-    return input_mismatch(index, "expected " + entry(vi, true) + " (baked in at export), got " + got);
+    return input_mismatch(ErrorCode::InputKind, index, "expected " + entry(vi, true) + " (baked in at export), got " + got);
   };
   auto got_str = [&]() -> std::string {
     switch (value.tag) {
@@ -260,7 +260,7 @@ Status MethodImpl::execute() {
   ctx_.threadpool = threadpool_ && !(adaptive_threads_ && machine_busy()) ? threadpool_ : nullptr;
   for (size_t k = 0; k < inputs_.size(); ++k)
     if (!input_set_[k])
-      return error("input %zu was never set (the method is %s)", k, signature_string(info_).c_str());
+      return error(ErrorCode::InputNotSet, "input %zu was never set (the method is %s)", k, signature_string(info_).c_str());
 
   uint64_t executed = 0;
   const size_t nchains = chain_begin_.empty() ? 0 : chain_begin_.size() - 1;
@@ -269,14 +269,14 @@ Status MethodImpl::execute() {
     uint32_t pc = begin;
     while (pc < end) {
       if (++executed > kMaxExecutedInstructions)
-        return error("stopped after %llu instructions (a jump loop that never ends?)",
+        return error(ErrorCode::InstructionLimit, "stopped after %llu instructions (a jump loop that never ends?)",
                      static_cast<unsigned long long>(kMaxExecutedInstructions));
       const Instr& in = instrs_[pc];
       const uint32_t local = pc - begin;
       switch (in.kind) {
         case Instr::Kernel: {
           if (in.nchecks && !inputs_have_data(in))
-            return error("instruction %u (%s): %s", local, op_names_[in.index].c_str(), err_scratch_);
+            return error(ErrorCode::KernelFailed, "instruction %u (%s): %s", local, op_names_[in.index].c_str(), err_scratch_);
           ctx_.reset();
           ctx_.op_state = in.state;
           bool ok;
@@ -289,16 +289,16 @@ Status MethodImpl::execute() {
             ok = in.fn(ctx_, args_.data() + in.arg_begin);
           }
           if (!ok || ctx_.failed())
-            return error("instruction %u (%s): %s", local, op_names_[in.index].c_str(),
+            return error(ErrorCode::KernelFailed, "instruction %u (%s): %s", local, op_names_[in.index].c_str(),
                          ctx_.failed() ? ctx_.message() : "the kernel failed without a message");
           if (observer_ && !observe(c, local, in)) [[unlikely]]
-            return error("instruction %u (%s): stopped by the observer", local, op_names_[in.index].c_str());
+            return error(ErrorCode::Stopped, "instruction %u (%s): stopped by the observer", local, op_names_[in.index].c_str());
           ++pc;
           break;
         }
         case Instr::Delegate: {
           if (in.nchecks && !inputs_have_data(in))
-            return error("instruction %u (delegate %u, %s): %s", local, in.index, delegate_ids_[in.index].c_str(), err_scratch_);
+            return error(ErrorCode::DelegateExecuteFailed, "instruction %u (delegate %u, %s): %s", local, in.index, delegate_ids_[in.index].c_str(), err_scratch_);
           ctx_.reset();
           auto t0 = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
           bool ok = backends_[in.index]->execute(ctx_, args_.data() + in.arg_begin, in.nargs);
@@ -307,10 +307,10 @@ Status MethodImpl::execute() {
             ++prof_calls_[pc];
           }
           if (!ok || ctx_.failed())
-            return error("instruction %u (delegate %u, %s): %s", local, in.index, delegate_ids_[in.index].c_str(),
+            return error(ErrorCode::DelegateExecuteFailed, "instruction %u (delegate %u, %s): %s", local, in.index, delegate_ids_[in.index].c_str(),
                          ctx_.failed() ? ctx_.message() : "the backend failed without a message");
           if (observer_ && !observe(c, local, in)) [[unlikely]]
-            return error("instruction %u (delegate %u, %s): stopped by the observer", local, in.index,
+            return error(ErrorCode::Stopped, "instruction %u (delegate %u, %s): stopped by the observer", local, in.index,
                          delegate_ids_[in.index].c_str());
           ++pc;
           break;
@@ -328,10 +328,10 @@ Status MethodImpl::execute() {
             truth = true;
             const Tensor& t = *cond.t;
             int64_t n = t.numel();
-            if (n > 0 && !t.data) return error("instruction %u (jump): the condition tensor has no data", local);
+            if (n > 0 && !t.data) return error(ErrorCode::KernelFailed, "instruction %u (jump): the condition tensor has no data", local);
             for (int64_t i = 0; i < n && truth; ++i) truth = static_cast<const uint8_t*>(t.data)[strided_offset(t, i)] != 0;
           } else {
-            return error("instruction %u (jump): the condition is a %s, not a Bool", local,
+            return error(ErrorCode::KernelFailed, "instruction %u (jump): the condition is a %s, not a Bool", local,
                          cond.tag == Tag::Tensor ? dtype_name(cond.t->dtype) : tag_name(cond.tag));
           }
           pc = truth ? pc + 1 : static_cast<uint32_t>(in.b);

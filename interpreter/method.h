@@ -95,8 +95,8 @@ class MethodImpl final : public Method {
   struct Load;  // loader state (method_load.cpp)
   friend struct Load;
 
-  Status error(const char* fmt, ...) const __attribute__((format(printf, 2, 3)));
-  Status input_mismatch(size_t index, const std::string& why) const;
+  Status error(ErrorCode code, const char* fmt, ...) const __attribute__((format(printf, 3, 4)));
+  Status input_mismatch(ErrorCode code, size_t index, const std::string& why) const;
   bool inputs_have_data(const Instr& in) const;
   bool observe(size_t chain, uint32_t local, const Instr& in);
 

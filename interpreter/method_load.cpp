@@ -67,7 +67,8 @@ struct MethodImpl::Load {
   size_t* measure = nullptr;
   size_t carved = 0;                   // bytes taken from options.memory so far
 
-  Status fail(const std::string& what) const { return Status::error(m.prefix_ + ": " + what); }
+  Status fail(const std::string& what) const { return Status::error(ErrorCode::MalformedMethod, m.prefix_ + ": " + what); }
+  Status fail(ErrorCode code, const std::string& what) const { return Status::error(code, m.prefix_ + ": " + what); }
 
   // ---------------------------------------------------------------- values
 
@@ -220,7 +221,7 @@ struct MethodImpl::Load {
     EValue& v = m.values_[k];
     Tensor& t = m.tensors_[slots.size()];
     Status s = decode_tensor_meta(ft, &t);
-    if (!s) return s.context(m.prefix_ + ": " + where);
+    if (!s) return s.context(m.prefix_ + ": " + where).with_default_code(ErrorCode::MalformedMethod);
     v.tag = Tag::Tensor;
     v.t = &t;
     slot_of[k] = static_cast<int32_t>(slots.size());
@@ -250,7 +251,7 @@ struct MethodImpl::Load {
       bool found = program.external_tensor(sl.fqn, &b, &layout);
       if (!found) found = program.named_data(sl.fqn, &b);
       if (!found)
-        return fail(where + ": external tensor '" + std::string(sl.fqn) + "' is in no data file (pass its .ptd with --data)");
+        return fail(ErrorCode::ExternalDataMissing, where + ": external tensor '" + std::string(sl.fqn) + "' is in no data file (pass its .ptd with --data)");
       if (layout) PTE_TRY(check_layout(where, t, layout));
       if (b.size < sl.nbytes)
         return fail(where + ": external tensor '" + std::string(sl.fqn) + "' has " + num(b.size) + " bytes, " + shape_str(t) +
@@ -261,7 +262,7 @@ struct MethodImpl::Load {
     } else if (sl.data_idx > 0 && sl.mem_id == 0) {
       const uint8_t* data = nullptr;
       Status cs = program.constant_data(sl.data_idx, sl.nbytes, &data);
-      if (!cs) return cs.context(m.prefix_ + ": " + where);
+      if (!cs) return cs.context(m.prefix_ + ": " + where).with_default_code(ErrorCode::MalformedMethod);
       t.data = const_cast<uint8_t*>(data);
       t.capacity = sl.nbytes;
       sl.constant = true;
@@ -503,7 +504,7 @@ struct MethodImpl::Load {
       init.workspace = m.backend_workspace_.get();
       init.id = m.delegate_ids_[d];
       Status s = program.delegate_blob(del, &init.blob);
-      if (!s) return s.context(m.prefix_ + ": delegate " + num(d) + " (" + m.delegate_ids_[d] + ")");
+      if (!s) return s.context(m.prefix_ + ": delegate " + num(d) + " (" + m.delegate_ids_[d] + ")").with_default_code(ErrorCode::MalformedMethod);
       if (const auto* specs = del->compile_specs())
         for (const auto* cs : *specs) {
           CompileSpecRef r;
@@ -519,8 +520,8 @@ struct MethodImpl::Load {
       if (static_cast<int32_t>(d) == last_row_delegate) init.last_row_only_output = last_row_arg;
       init.xnnpack = options.xnnpack;
       s = create_backend(init, &m.backends_[d]);
-      if (!s) return s.context(m.prefix_ + ": delegate " + num(d) + " (" + m.delegate_ids_[d] + ")");
-      if (!m.backends_[d]) return fail("delegate " + num(d) + " (" + m.delegate_ids_[d] + ") created no instance");
+      if (!s) return s.context(m.prefix_ + ": delegate " + num(d) + " (" + m.delegate_ids_[d] + ")").with_default_code(ErrorCode::Delegate);
+      if (!m.backends_[d]) return fail(ErrorCode::Delegate, "delegate " + num(d) + " (" + m.delegate_ids_[d] + ") created no instance");
       std::vector<MatmulPath> paths;
       m.backends_[d]->matmul_paths(&paths);
       for (MatmulPath& p : paths) {
@@ -548,7 +549,7 @@ struct MethodImpl::Load {
     if (!options.memory) return Status::ok();
     const uint64_t skew = planner::align_up(reinterpret_cast<uintptr_t>(options.memory)) - reinterpret_cast<uintptr_t>(options.memory);
     if (need + skew > options.memory_bytes)
-      return fail("the caller's memory holds " + num(static_cast<int64_t>(options.memory_bytes)) + " bytes but the plan needs " +
+      return fail(ErrorCode::MemoryTooSmall, "the caller's memory holds " + num(static_cast<int64_t>(options.memory_bytes)) + " bytes but the plan needs " +
                   num(static_cast<int64_t>(need)) + (skew ? " (+" + num(static_cast<int64_t>(skew)) + " to align the block to 64 bytes)" : "") +
                   " (Program::memory_needed)");
     return Status::ok();
@@ -604,7 +605,7 @@ struct MethodImpl::Load {
         const int64_t want = sizes->Get(a + 1);
         // (a 32-bit size_t would wrap a larger size to a small block the checked offsets overrun)
         if (used[a] && (want < 0 || static_cast<uint64_t>(want) > static_cast<uint64_t>(PTRDIFF_MAX)))
-          return fail("planned buffer " + num(a + 1) + " (" + num(want) + " bytes) does not fit this machine's address space");
+          return fail(ErrorCode::AllocationFailed, "planned buffer " + num(a + 1) + " (" + num(want) + " bytes) does not fit this machine's address space");
         if (used[a]) need += planner::align_up(static_cast<uint64_t>(want));
       }
       PTE_TRY(check_memory(need));
@@ -614,7 +615,7 @@ struct MethodImpl::Load {
         size_t size = static_cast<size_t>(sizes->Get(a + 1));
         m.arena_bytes_ += size;
         if (!used[a]) continue;
-        if (!take(m.arenas_[a], size)) return fail("cannot allocate planned buffer " + num(a + 1) + " (" + num(size) + " bytes)");
+        if (!take(m.arenas_[a], size)) return fail(ErrorCode::AllocationFailed, "cannot allocate planned buffer " + num(a + 1) + " (" + num(size) + " bytes)");
       }
       for (const Slot& s : slots) {
         if (!s.needs_memory) continue;
@@ -642,7 +643,7 @@ struct MethodImpl::Load {
       PTE_TRY(check_memory(uint64_t{planner::align_up(r.arena_bytes)} + planner::align_up(scratch_bytes())));
       if (measure) return Status::ok();
       m.arenas_.resize(1);
-      if (!take(m.arenas_[0], r.arena_bytes)) return fail("cannot allocate the re-planned arena (" + num(r.arena_bytes) + " bytes)");
+      if (!take(m.arenas_[0], r.arena_bytes)) return fail(ErrorCode::AllocationFailed, "cannot allocate the re-planned arena (" + num(r.arena_bytes) + " bytes)");
       m.arena_bytes_ = r.arena_bytes;
       for (size_t k = 0; k < slots.size(); ++k) {
         const Slot& s = slots[k];
@@ -665,13 +666,13 @@ struct MethodImpl::Load {
         const flat_tensor_flatbuffer::TensorLayout* layout = nullptr;
         bool found = program.external_tensor(s.fqn, &b, &layout);
         if (!found) found = program.named_data(s.fqn, &b);
-        if (!found) return fail("value " + num(s.value) + ": external tensor '" + std::string(s.fqn) + "' is in no data file (pass its .ptd with --data)");
+        if (!found) return fail(ErrorCode::ExternalDataMissing, "value " + num(s.value) + ": external tensor '" + std::string(s.fqn) + "' is in no data file (pass its .ptd with --data)");
         if (b.size < s.nbytes) return fail("value " + num(s.value) + ": external tensor '" + std::string(s.fqn) + "' has " + num(b.size) + " bytes, needs " + num(s.nbytes));
         std::memcpy(t.data, b.data, s.nbytes);
       } else if (s.data_idx > 0) {
         const uint8_t* init = nullptr;
         Status st = program.mutable_initial_data(s.data_idx, s.nbytes, &init);
-        if (!st) return st.context(m.prefix_ + ": value " + num(s.value));
+        if (!st) return st.context(m.prefix_ + ": value " + num(s.value)).with_default_code(ErrorCode::MalformedMethod);
         std::memcpy(t.data, init, s.nbytes);
       }
     }
@@ -1351,7 +1352,10 @@ Status MethodImpl::load(const LoadedProgram& program, int plan_index, const Prog
   if (!unsupported.empty()) {
     std::string msg;
     for (size_t k = 0; k < unsupported.size(); ++k) msg += (k ? ", " : "") + unsupported[k];
-    return L.fail(msg);
+    // any missing operator names the failure; delegates alone are UnsupportedDelegate
+    bool ops = false;
+    for (const std::string& u : unsupported) ops |= u.rfind("unsupported operator", 0) == 0;
+    return L.fail(ops ? ErrorCode::UnsupportedOperator : ErrorCode::UnsupportedDelegate, msg);
   }
   L.measure = measure;
   PTE_TRY(L.plan_memory());
@@ -1368,10 +1372,10 @@ Status MethodImpl::load(const LoadedProgram& program, int plan_index, const Prog
   int threads = options.num_threads > 0 ? options.num_threads : L.small_method() ? 1 : physical_cores();
   if (threads > 1 && !m.instrs_.empty()) {
     m.threadpool_ = pthreadpool_create(static_cast<size_t>(threads));
-    if (!m.threadpool_) return L.fail("cannot create a thread pool of " + num(threads) + " threads");
+    if (!m.threadpool_) return L.fail(ErrorCode::AllocationFailed, "cannot create a thread pool of " + num(threads) + " threads");
   }
   const size_t scratch = L.scratch_bytes();
-  if (!L.take(m.scratch_, scratch)) return L.fail("cannot allocate " + num(scratch) + " bytes of kernel scratch");
+  if (!L.take(m.scratch_, scratch)) return L.fail(ErrorCode::AllocationFailed, "cannot allocate " + num(scratch) + " bytes of kernel scratch");
   m.ctx_.set_scratch_arena(m.scratch_.data(), scratch);
   m.ctx_.threadpool = m.threadpool_;
   m.ctx_.claim_threads = m.threadpool_ ? threads : 1;
@@ -1392,14 +1396,15 @@ Status LoadedProgram::method_index(const std::string& name, int* index) const {
   if (*index >= 0) return Status::ok();
   std::string names;
   for (const MethodInfo& mi : info_.methods) names += (names.empty() ? "" : ", ") + mi.name;
-  return Status::error(info_.path + ": no method named '" + name + "' (methods: " + names + ")");
+  return Status::error(ErrorCode::UnknownMethod, info_.path + ": no method named '" + name + "' (methods: " + names + ")");
 }
 
 Status LoadedProgram::load_method(const std::string& name, const MethodOptions& options, std::unique_ptr<Method>* out) {
   int idx = 0;
   PTE_TRY(method_index(name, &idx));
   std::unique_ptr<MethodImpl> m;
-  PTE_TRY(MethodImpl::load(*this, idx, options, &m));
+  Status s = MethodImpl::load(*this, idx, options, &m);
+  if (!s) return s.with_default_code(ErrorCode::MethodLoad);
   *out = std::move(m);
   return Status::ok();
 }
@@ -1412,7 +1417,8 @@ Status LoadedProgram::memory_needed(const std::string& name, const MethodOptions
   o.memory_bytes = 0;
   size_t need = 0;
   std::unique_ptr<MethodImpl> m;
-  PTE_TRY(MethodImpl::load(*this, idx, o, &m, &need));
+  Status s = MethodImpl::load(*this, idx, o, &m, &need);
+  if (!s) return s.with_default_code(ErrorCode::MethodLoad);
   *bytes = need;
   return Status::ok();
 }

@@ -63,11 +63,11 @@ Status TextRunner::another(std::unique_ptr<TextRunner>* out) const {
 Status TextRunner::load(const RunnerOptions& options) {
   int64_t v = 0;
   if (!const_int(program_->info(), "get_max_seq_len", &v))
-    return Status::error(options.model_path + ": no get_max_seq_len constant method: not a text-generation export "
+    return Status::error(ErrorCode::NotADecoder, options.model_path + ": no get_max_seq_len constant method: not a text-generation export "
                          "(make one with optimum-executorch or ExecuTorch's LLM exporter), or use 'pte-run run'");
-  PTE_TRY(Tokenizer::load_for_program(options.model_path, options.tokenizer_path, &tok_));
+  PTE_TRY(Tokenizer::load_for_program(options.model_path, options.tokenizer_path, &tok_).with_default_code(ErrorCode::TokenizerUnavailable));
   const MethodInfo* fwd = find_method(program_->info(), options.method);
-  if (!fwd) return Status::error(options.model_path + ": no method named '" + options.method + "' to generate with");
+  if (!fwd) return Status::error(ErrorCode::UnknownMethod, options.model_path + ": no method named '" + options.method + "' to generate with");
   Program::MethodOptions mo;
   mo.num_threads = options.num_threads;
   mo.last_row_of_output_only = true;  // only the last position's logits are sampled
@@ -91,17 +91,17 @@ Status TextRunner::read_metadata() {
   // inputs after the token ids and positions: a KV cache passed as inputs (KvCache::attach
   // decides, and refuses inputs that do not pair with outputs)
   if (m.inputs.empty() || m.outputs.empty())
-    return Status::error("method " + m.name + " does not look like a decoder: expected (tokens[, positions][, caches]) -> logits");
+    return Status::error(ErrorCode::NotADecoder, "method " + m.name + " does not look like a decoder: expected (tokens[, positions][, caches]) -> logits");
   const ValueInfo& in0 = m.inputs[0];
   if (in0.tag != Tag::Tensor || in0.tensor.dtype != DType::Int64 || in0.tensor.sizes.size() != 2)
-    return Status::error("method " + m.name + ": input 0 must be int64 token ids [1, S]");
+    return Status::error(ErrorCode::NotADecoder, "method " + m.name + ": input 0 must be int64 token ids [1, S]");
   meta_.use_kv_cache = m.inputs.size() >= 2;
   int64_t seq_bound = in0.tensor.sizes[1];
   meta_.dynamic_prefill = in0.tensor.dynamism != Dynamism::Static && seq_bound > 1;
   if (meta_.use_kv_cache) {
     const ValueInfo& in1 = m.inputs[1];
     if (in1.tag != Tag::Tensor || in1.tensor.dtype != DType::Int64 || in1.tensor.sizes.size() != 1)
-      return Status::error("method " + m.name + ": input 1 must be int64 positions ([S] or [1])");
+      return Status::error(ErrorCode::NotADecoder, "method " + m.name + ": input 1 must be int64 positions ([S] or [1])");
     meta_.positions_as_range = in1.tensor.sizes[0] > 1 || in1.tensor.dynamism != Dynamism::Static;
   }
   int64_t v = 0;
@@ -124,7 +124,7 @@ Status TextRunner::read_metadata() {
   meta_.bos_id = const_int(info, "get_bos_id", &v) ? v : tok_->bos_id();
   const ValueInfo& out0 = m.outputs[0];
   if (out0.tag != Tag::Tensor || out0.tensor.sizes.empty())
-    return Status::error("method " + m.name + ": output 0 must be a logits tensor");
+    return Status::error(ErrorCode::NotADecoder, "method " + m.name + ": output 0 must be a logits tensor");
   meta_.vocab_size = out0.tensor.sizes.back();
   int64_t tv = tok_->vocab_size();
   if (tv > meta_.vocab_size)
@@ -269,7 +269,7 @@ Status TextRunner::restore(const std::vector<int32_t>& tokens, const uint8_t* ca
 Status TextRunner::prefill(const std::vector<int32_t>& ids, const float** logits) {
   if (ids.empty()) return Status::error("nothing to prefill");
   if (position() + static_cast<int64_t>(ids.size()) >= meta_.max_context_len)
-    return Status::error("the prompt (" + std::to_string(ids.size()) + " tokens) does not fit the context of " +
+    return Status::error(ErrorCode::ContextFull, "the prompt (" + std::to_string(ids.size()) + " tokens) does not fit the context of " +
                          std::to_string(meta_.max_context_len) + " tokens" +
                          (position() ? " after the " + std::to_string(position()) + " of the conversation so far" : ""));
   if (meta_.use_kv_cache) {
@@ -383,10 +383,15 @@ Status TextRunner::generate_ids(const std::vector<int32_t>& ids, const Generatio
     bool eos = std::find(meta_.eos_ids.begin(), meta_.eos_ids.end(), next) != meta_.eos_ids.end();
     if (eos && !config.ignore_eos) {
       st.stop_reason = "eos";
+      if (config.on_token) (void)config.on_token(next, std::string());
       break;
     }
     PTE_TRY(stream.step(next, &chunk));
     if (!chunk.empty()) take(chunk);
+    if (config.on_token && config.on_token(next, chunk)) {
+      st.stop_reason = "cancelled";
+      break;
+    }
     if (stopped_by_string) {
       st.stop_reason = "stop_string";
       break;

@@ -43,6 +43,11 @@ struct GenerationConfig {
   // When set, asked before each token: true ends generation there (stop_reason
   // "cancelled"; a server whose client went away).
   std::function<bool()> cancelled;
+  // When set, called with each sampled token and the text it completes (empty for a
+  // final EOS, or while a UTF-8 character is split across tokens; the whole text is
+  // not cut at stop strings); returning true ends generation there (stop_reason
+  // "cancelled"). The C API's token callback (capi/pte_llm_c.cpp).
+  std::function<bool(int32_t id, const std::string& piece)> on_token;
 };
 
 struct GenerationStats {

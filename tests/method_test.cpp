@@ -61,10 +61,15 @@ std::unique_ptr<Method> load(Program& p, const std::string& name, bool replan = 
   return m;
 }
 
+// The code of the last load_error (every load failure has a method-load stage code).
+ErrorCode g_load_code = ErrorCode::Ok;
+
 std::string load_error(Program& p, const std::string& name) {
   std::unique_ptr<Method> m;
   Status s = p.load_method(name, {}, &m);
   CHECK_FALSE(s.is_ok());
+  g_load_code = s.code();
+  CHECK_MESSAGE(error_stage(s.code()) != ErrorCode::Internal, error_code_name(s.code()) << ": " << s.message());
   CHECK(m == nullptr);
   return s.message();
 }
@@ -111,6 +116,7 @@ TEST_CASE("method: a loop that never ends stops at the instruction limit") {
   Status s = m->execute();
   REQUIRE_FALSE(s.is_ok());
   CHECK(contains(s.message(), "synthetic.pte: method forward: stopped after 10000000 instructions"));
+  CHECK(s.code() == ErrorCode::InstructionLimit);
 }
 
 TEST_CASE("method: MoveCall copies the value; JumpFalse on a bool tensor; FreeCall is harmless") {
@@ -215,13 +221,19 @@ TEST_CASE("method: a kernel failure names file, method, instruction and operator
   auto m = load(*p, "forward");
   Status not_set = m->execute();
   CHECK(contains(not_set.message(), "synthetic.pte: method forward: input 0 was never set (the method is forward(f32[3]) -> (int))"));
+  CHECK(not_set.code() == ErrorCode::InputNotSet);
   HostTensor in(DType::Float, {3}, std::vector<float>{1, 2, 3});
   REQUIRE(m->set_input(0, in.t).is_ok());
   Status s1 = m->execute();
   CHECK(s1.message() == "synthetic.pte: method forward: instruction 0 (aten::sym_size.int): dim 5 is out of range for a tensor of rank 1");
+  CHECK(s1.code() == ErrorCode::KernelFailed);
   HostTensor wrong(DType::Float, {4}, std::vector<float>{1, 2, 3, 4});
   CHECK(contains(m->set_input(0, wrong.t).message(), "expected f32[3], got f32[4] (static shape)"));
+  CHECK(m->set_input(0, wrong.t).code() == ErrorCode::InputShape);
+  HostTensor wrong_dtype(DType::Int32, {3}, std::vector<int32_t>{1, 2, 3});
+  CHECK(m->set_input(0, wrong_dtype.t).code() == ErrorCode::InputDtype);
   CHECK(contains(m->set_input(1, in.t).message(), "input index 1 out of range"));
+  CHECK(m->set_input(1, in.t).code() == ErrorCode::InputIndex);
 }
 
 TEST_CASE("method: non-tensor inputs must equal the value baked in at export") {
@@ -243,6 +255,7 @@ TEST_CASE("method: non-tensor inputs must equal the value baked in at export") {
   v.i = 4;
   Status s = m->set_input(0, v);
   CHECK(contains(s.message(), "input 0: expected int=3 (baked in at export), got int=4; the method is forward(int=3"));
+  CHECK(s.code() == ErrorCode::InputKind);
   EValue d;
   d.tag = Tag::Double;
   d.d = 0.50004;  // within atol 1e-4
@@ -273,6 +286,7 @@ TEST_CASE("method: malformed indices are refused at load with a clear message") 
     int a = b.i(1);
     b.kernel(b.op("executorch_prim::add", "Scalar"), {a, 99, a});
     CHECK(contains(load_error(b), "synthetic.pte: method forward: instruction 0 argument 1 refers to value 99 of 1"));
+    CHECK(g_load_code == ErrorCode::MalformedMethod);
   }
   SUBCASE("negative argument") {
     ProgramBuilder b;
@@ -416,6 +430,7 @@ TEST_CASE("method: every missing operator and delegate is reported in one line")
   std::string e = load_error(b);
   CHECK(e == "synthetic.pte: method forward: unsupported delegate VulkanBackend (delegate 0, instruction 3), "
              "unsupported operator foo::bar.out (instruction 1), unsupported operator foo::baz (instruction 2)");
+  CHECK(g_load_code == ErrorCode::UnsupportedOperator);
   CHECK(e.find('\n') == std::string::npos);
 }
 
@@ -425,6 +440,7 @@ TEST_CASE("method: unknown method names list the available ones") {
   std::unique_ptr<Program> p;
   REQUIRE(b.open(&p).is_ok());
   CHECK(load_error(*p, "nope") == "synthetic.pte: no method named 'nope' (methods: forward)");
+  CHECK(g_load_code == ErrorCode::UnknownMethod);
 }
 
 // ------------------------------------------------------------------ memory
@@ -494,6 +510,7 @@ TEST_CASE("method: planned buffers and scratch in caller memory (file plan and r
     Status st = p->load_method("forward", mo, &m);
     REQUIRE(!st.is_ok());
     CHECK(st.message().find("plan needs " + std::to_string(need)) != std::string::npos);
+    CHECK(st.code() == ErrorCode::MemoryTooSmall);
     // misaligned by 8: the 56 bytes to realign count against the block
     mo.memory = block + 8;
     mo.memory_bytes = need;
@@ -614,6 +631,7 @@ TEST_CASE("method: corpus programs with external weights (.ptd)") {
   {
     auto p = open(f);
     CHECK(contains(load_error(*p, "forward"), "external tensor 'a' is in no data file (pass its .ptd with --data)"));
+    CHECK(g_load_code == ErrorCode::ExternalDataMissing);
   }
   if (!have_kernels({"aten::add.out", "aten::mul.out"})) return;
   auto p = open(f, {d});

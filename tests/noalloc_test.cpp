@@ -14,6 +14,7 @@
 
 #include "ops/kernel.h"
 #include "program_builder.h"
+#include "pte/pte.h"
 
 // Sanitizers bring their own allocator; the counting replacement is left out there.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -232,6 +233,40 @@ TEST_CASE("noalloc: execute() with fp32 linear layers on the XNNPACK library all
     CHECK_MESSAGE(s.is_ok(), s.message());
     CHECK(allocations == 0);
   }
+}
+
+
+TEST_CASE("noalloc: through the C API, after a load into caller memory nothing is allocated") {
+  // set_input, execute, the output view and the copy allocate nothing (mlp: a 3x16 input)
+  const char* file = "fixtures/data/mlp/model.pte";
+  pte_program* p = nullptr;
+  REQUIRE_MESSAGE(pte_program_open_file(file, nullptr, &p) == PTE_OK, pte_last_error());
+  size_t need = 0;
+  REQUIRE(pte_method_memory_needed(p, "forward", nullptr, &need) == PTE_OK);
+  std::vector<uint8_t> block(need + 64);
+  pte_method_options mo;
+  pte_method_options_init(&mo);
+  mo.memory = block.data() + (64 - reinterpret_cast<uintptr_t>(block.data()) % 64) % 64;
+  mo.memory_bytes = need;
+  pte_method* m = nullptr;
+  REQUIRE_MESSAGE(pte_method_load(p, "forward", &mo, &m) == PTE_OK, pte_last_error());
+  std::vector<float> in(48, 0.25f), out(64);
+  const int64_t sizes[2] = {3, 16};
+  pte_tensor_view v;
+  long allocations;
+  pte_error_t e[4];
+  {
+    AllocationCounter counter;
+    e[0] = pte_method_set_input(m, 0, PTE_DTYPE_FLOAT32, sizes, 2, in.data(), in.size() * sizeof(float));
+    e[1] = pte_method_execute(m);
+    e[2] = pte_method_output(m, 0, &v);
+    e[3] = pte_method_copy_output(m, 0, out.data(), out.size() * sizeof(float), nullptr);
+    allocations = counter.count();
+  }
+  for (pte_error_t x : e) CHECK_MESSAGE(x == PTE_OK, pte_last_error());
+  CHECK(allocations == 0);
+  pte_method_destroy(m);
+  pte_program_destroy(p);
 }
 
 }  // namespace

@@ -233,7 +233,7 @@ class XnnpackInstance final : public BackendInstance {
       if (g_.values[n.out].flags & kFlagExternalInput) return Status::error(where + " writes an external input");
       defined[n.out] = 1;
       Status s = prepare_node(g_, n, &prep_[k]);
-      if (!s) return Status::error("XNNPACK blob: node " + std::to_string(origin_[k]) + ": " + s.message());
+      if (!s) return Status::error(ErrorCode::DelegateNodeUnsupported, "XNNPACK blob: node " + std::to_string(origin_[k]) + ": " + s.message());
       // A 4-bit filter repacked for the SIMD kernels is not read from the file again (only
       // the scalar reference reads it, faulting it back in): its pages need not stay
       // resident beside the packed copy (SmolLM2-135M 8da4w: ~70 MB of the peak RSS).
@@ -341,7 +341,7 @@ class XnnpackInstance final : public BackendInstance {
       PTE_TRY(workspace_->reserve(total));
     } else {
       own_.reset(new (std::nothrow) uint8_t[total + 64]);
-      if (!own_) return Status::error("XNNPACK delegate: cannot allocate " + std::to_string(total) + " bytes for intermediates");
+      if (!own_) return Status::error(ErrorCode::AllocationFailed, "XNNPACK delegate: cannot allocate " + std::to_string(total) + " bytes for intermediates");
       bind(reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(own_.get()) + 63) & ~uintptr_t(63)));
     }
     return Status::ok();

@@ -55,7 +55,8 @@ struct Parser {
   std::vector<Node> implicit;  // converts for legacy dq_datatype inputs, run first
   bool keep_scales = true;     // false (the info listing): quantization scales checked, not copied
 
-  Status fail(const std::string& m) { return Status::error("XNNPACK blob: " + m); }
+  Status fail(const std::string& m) { return Status::error(ErrorCode::DelegateBlobMalformed, "XNNPACK blob: " + m); }
+  Status fail(ErrorCode c, const std::string& m) { return Status::error(c, "XNNPACK blob: " + m); }
 
   Status header() {
     const uint8_t* d = blob.data;
@@ -330,7 +331,7 @@ struct Parser {
     std::string what = "node " + num(k) + " (" + op_name(n->op) + ")";
     if (!xn->xnode_union()) return fail(what + " has no parameters");
     if (!op_supported(n->op) && !allow_unsupported)
-      return fail("node " + num(k) + ": node type " + op_name(n->op) + " is not supported by pte-run");
+      return fail(ErrorCode::DelegateNodeUnsupported, "node " + num(k) + ": node type " + op_name(n->op) + " is not supported by pte-run");
     n->debug_handle = xn->debug_handle();
     if (const auto* mm = xn->output_min_max()) {
       n->out_min = mm->output_min();
@@ -506,7 +507,7 @@ struct Parser {
         break;
       }
       default: {
-        if (!allow_unsupported) return fail(what + " is not supported by pte-run");
+        if (!allow_unsupported) return fail(ErrorCode::DelegateNodeUnsupported, what + " is not supported by pte-run");
         return Status::ok();  // listing only
       }
     }
