@@ -55,13 +55,12 @@ Status MethodImpl::Load::create_backends() {
 // Every candidate gets a MatmulPath, whichever path it takes.
 Status MethodImpl::Load::attach_library_matmuls() {
   const size_t nv = m.values_.size();
-  std::vector<uint8_t> moved(nv, 0);  // a Move may re-point the value
-  for (const Instr& in : m.instrs_)
-    if (in.kind == Instr::Move) moved[in.b] = 1;
+  // a Move may re-point the value (the shared analysis: still valid after the passes)
+  auto moved = [&](size_t v) { return access.has(v, passes::ValueAccess::MoveTo); };
   auto is_constant = [&](const EValue* e) {
     if (!e || e->tag != Tag::Tensor) return false;
     const size_t v = static_cast<size_t>(e - m.values_.data());
-    if (v >= nv || moved[v]) return false;
+    if (v >= nv || moved(v)) return false;
     const int32_t s = slot_of[v];
     return (s >= 0 && slots[s].constant) || (v < const_view.size() && const_view[v]);
   };

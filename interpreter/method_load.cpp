@@ -66,10 +66,11 @@ Status MethodImpl::load(const LoadedProgram& program, int plan_index, const Prog
   L.measure = measure;
   PTE_TRY(L.plan_memory());
   if (measure) return Status::ok();
+  L.analyze_access();
   L.unplan_inputs();
   PTE_TRY(L.check_writes_and_data());
   L.find_state();
-  L.fold_constant_permutes();
+  if (L.fold_constant_permutes() > 0) L.analyze_access();  // folded permutes are no-ops now
   if (options.copies_as_views) L.fold_copy_views();
   if (options.last_row_of_output_only) L.last_row_logits();
   PTE_TRY(L.attach_library_matmuls());

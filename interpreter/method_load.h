@@ -4,7 +4,10 @@
 //   parse      parse_values, parse_io, parse_instructions      (method_parse.cpp)
 //   memory     plan_memory, unplan_inputs, check_writes_and_data (method_memory.cpp)
 //   passes     find_state, fold_constant_permutes, fold_copy_views, last_row_logits
-//              (passes/, one file each; they see the checked instructions and the plan)
+//              (passes/, one file each; they see the checked instructions and the plan).
+//              After plan_memory, analyze_access computes the analysis of which
+//              instruction reads and writes each value (passes/value_access.h) that
+//              unplan_inputs, the folds and attach_library_matmuls share.
 //   backends   attach_library_matmuls, then threads and scratch, create_backends
 //              (method_backends.cpp)
 #pragma once
@@ -14,6 +17,7 @@
 #include <vector>
 
 #include "interpreter/method.h"
+#include "interpreter/passes/value_access.h"
 
 namespace pte {
 namespace loading {
@@ -57,6 +61,11 @@ struct MethodImpl::Load {
   size_t* measure = nullptr;
   size_t carved = 0;                   // bytes taken from options.memory so far
   int32_t last_row_delegate = -1, last_row_arg = -1;  // set by last_row_logits
+  // Which instruction reads and writes each value: computed after plan_memory, recomputed
+  // when fold_constant_permutes drops instructions; read by unplan_inputs, the passes and
+  // attach_library_matmuls (passes/value_access.h).
+  passes::ValueAccess access;
+  void analyze_access() { passes::analyze_access(m.values_, m.instrs_, m.args_, &access); }
 
   Status fail(const std::string& what) const { return Status::error(ErrorCode::MalformedMethod, m.prefix_ + ": " + what); }
   Status fail(ErrorCode code, const std::string& what) const { return Status::error(code, m.prefix_ + ": " + what); }
@@ -81,7 +90,7 @@ struct MethodImpl::Load {
 
   // passes (passes/*.cpp)
   void find_state();
-  void fold_constant_permutes();
+  size_t fold_constant_permutes();  // the number of permutes folded
   void fold_copy_views();
   template <class Range, class Touches, class Views, class LastReader, class ReadAfter, class Move>
   void index_put_into_self(size_t i, bool debug, const std::vector<uint8_t>& pinned, const std::vector<int32_t>& writer,

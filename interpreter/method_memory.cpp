@@ -167,32 +167,12 @@ Status MethodImpl::Load::plan_memory() {
 void MethodImpl::Load::unplan_inputs() {
   if (options.inputs_by_pointer.empty()) return;
   const size_t nv = m.values_.size();
-  std::vector<uint8_t> written(nv, 0), read(nv, 0);
-  auto vid = [&](const EValue* e) { return static_cast<size_t>(e - m.values_.data()); };
-  auto mark = [&](std::vector<uint8_t>& to, const EValue* e) {
-    if (!e) return;
-    if (e->tag == Tag::TensorList || e->tag == Tag::OptionalTensorList) {
-      for (size_t t = 0; t < e->tlist.size; ++t)
-        if (e->tlist.items[t]) to[vid(e->tlist.items[t])] = 1;
-    } else {
-      to[vid(e)] = 1;
-    }
-  };
-  for (const Instr& in : m.instrs_) {
-    EValue** a = m.args_.data() + in.arg_begin;
-    if (in.kind == Instr::Move) mark(written, &m.values_[in.b]), mark(read, &m.values_[in.a]);
-    if (in.kind == Instr::Delegate)
-      for (uint32_t k = 0; k < in.nargs; ++k) mark(written, a[k]), mark(read, a[k]);
-    if (in.kind != Instr::Kernel || in.nargs == 0) continue;
-    mark(written, a[in.nargs - 1]);
-    for (uint32_t k = 0; k + 1 < in.nargs; ++k) {
-      mark(read, a[k]);
-      for (uint32_t o = k + 1; o < in.nargs; ++o)
-        if (a[o] == a[k]) mark(written, a[k]);
-    }
-  }
-  for (int32_t v : m.outputs_)
-    if (v >= 0 && static_cast<size_t>(v) < nv) read[static_cast<size_t>(v)] = 1;
+  // (the shared analysis: a tensor, or an item of a list, in any of these roles)
+  using VA = passes::ValueAccess;
+  const uint16_t writes = VA::either(VA::KernelReturn | VA::KernelRepeated | VA::MoveTo | VA::DelegateArg);
+  const uint16_t reads = VA::either(VA::KernelArg | VA::MoveFrom | VA::DelegateArg);
+  auto written = [&](size_t u) { return access.has(u, writes); };
+  auto read = [&](size_t u) { return access.has(u, reads) || is_output[u]; };
   for (size_t idx : options.inputs_by_pointer) {
     if (idx >= m.inputs_.size()) continue;
     const size_t v = static_cast<size_t>(m.inputs_[idx]);
@@ -202,7 +182,7 @@ void MethodImpl::Load::unplan_inputs() {
     const char* hi = lo + t.capacity;
     bool folded_view = false;
     for (size_t u = 0; u < nv && !folded_view; ++u) {
-      if (u == v || !m.value_planned_[u] || m.values_[u].tag != Tag::Tensor || written[u] || !read[u] || is_input[u]) continue;
+      if (u == v || !m.value_planned_[u] || m.values_[u].tag != Tag::Tensor || written(u) || !read(u) || is_input[u]) continue;
       const Tensor& w = *m.values_[u].t;
       const char* wl = static_cast<const char*>(w.data);
       folded_view = w.data && w.capacity && wl < hi && wl + w.capacity > lo;

@@ -79,16 +79,16 @@ void MethodImpl::Load::fold_copy_views() {
     if (m.instrs_[i].kind == Instr::JumpFalse && static_cast<size_t>(m.instrs_[i].b) <= i) return;  // loops
   const bool debug = std::getenv("PTE_DEBUG_COPY_VIEWS") != nullptr;  // one line per copy on stderr
   auto vid = [&](const EValue* e) { return static_cast<size_t>(e - m.values_.data()); };
+  // The shared analysis (valid here: fold_constant_permutes had it recomputed if it
+  // dropped instructions, and nothing since changed the instruction list).
+  using VA = passes::ValueAccess;
   std::vector<uint8_t> pinned(nv, 0);  // in a tensor list, moved, an input or output: keep as is
-  for (const EValue& e : m.values_)
-    if (e.tag == Tag::TensorList || e.tag == Tag::OptionalTensorList)
-      for (size_t j = 0; j < e.tlist.size; ++j)
-        if (e.tlist.items[j]) pinned[vid(e.tlist.items[j])] = 1;
-  for (size_t v = 0; v < nv; ++v) pinned[v] |= is_input[v] | is_output[v];
+  for (size_t v = 0; v < nv; ++v)
+    pinned[v] = access.has(v, VA::InList | VA::MoveFrom | VA::MoveTo) || is_input[v] || is_output[v];
   // A kernel writes its return slot (the last argument) and its out arguments: with
   // several results each out argument appears again among the return slots, so an
   // argument given twice counts as written too (an input given twice only makes this
-  // more careful).
+  // more careful). (ValueAccess::writer counts the same arguments.)
   auto written_arg = [&](const Instr& q, uint32_t k) {
     EValue** b = m.args_.data() + q.arg_begin;
     if (k + 1 == q.nargs) return true;
@@ -96,25 +96,7 @@ void MethodImpl::Load::fold_copy_views() {
       if (o != k && b[o] == b[k] && b[k]->tag == Tag::Tensor) return true;
     return false;
   };
-  std::vector<int32_t> writer(nv, -1);  // the one kernel writing a value (-2: several)
-  for (size_t i = 0; i < ni; ++i) {
-    const Instr& in = m.instrs_[i];
-    if (in.kind == Instr::Move) pinned[in.a] = pinned[in.b] = 1;
-    if (in.kind != Instr::Kernel || in.nargs == 0) continue;
-    for (uint32_t k = 0; k < in.nargs; ++k) {
-      const EValue* e = m.args_[in.arg_begin + k];
-      if (!written_arg(in, k)) continue;
-      auto mark = [&](size_t v) {
-        if (writer[v] != static_cast<int32_t>(i)) writer[v] = writer[v] == -1 ? static_cast<int32_t>(i) : -2;
-      };
-      if (e->tag == Tag::TensorList || e->tag == Tag::OptionalTensorList) {
-        for (size_t t = 0; t < e->tlist.size; ++t)
-          if (e->tlist.items[t]) mark(vid(e->tlist.items[t]));
-      } else {
-        mark(vid(e));
-      }
-    }
-  }
+  const std::vector<int32_t>& writer = access.writer;  // the one kernel writing a value (-2: several)
   std::vector<uint8_t> repoints(ni, 0);  // et_view and the folds: they move no bytes
   for (size_t i = 0; i < ni; ++i)
     repoints[i] = m.instrs_[i].kind == Instr::Kernel && m.op_names_[m.instrs_[i].index] == "executorch_prim::et_view.default";
@@ -153,25 +135,9 @@ void MethodImpl::Load::fold_copy_views() {
     }
     return false;
   };
-  // which instructions read each value (in order)
-  std::vector<std::vector<int32_t>> readers(nv);
-  for (size_t j = 0; j < ni; ++j) {
-    const Instr& q = m.instrs_[j];
-    auto mark = [&](const EValue* e) {
-      if (!e) return;
-      if (e->tag == Tag::TensorList || e->tag == Tag::OptionalTensorList) {
-        for (size_t t = 0; t < e->tlist.size; ++t)
-          if (e->tlist.items[t]) readers[vid(e->tlist.items[t])].push_back(static_cast<int32_t>(j));
-      } else {
-        readers[vid(e)].push_back(static_cast<int32_t>(j));
-      }
-    };
-    if (q.kind == Instr::Move || q.kind == Instr::JumpFalse) mark(&m.values_[q.a]);
-    if (q.kind != Instr::Kernel && q.kind != Instr::Delegate) continue;
-    for (uint32_t k = 0; k < q.nargs; ++k)  // (not a kernel's return slot, nor the out argument it repeats)
-      if (q.kind == Instr::Delegate || m.args_[q.arg_begin + k] != m.args_[q.arg_begin + q.nargs - 1])
-        mark(m.args_[q.arg_begin + k]);
-  }
+  // which instructions read each value (in order; not a kernel's return slot, nor the
+  // out argument it repeats)
+  const std::vector<std::vector<int32_t>>& readers = access.readers;
   // planned values no instruction writes: static views the exporter folded into the plan
   // (and inputs); the only candidates planned_views looks at
   std::vector<size_t> unwritten;

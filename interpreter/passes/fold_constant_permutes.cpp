@@ -1,6 +1,8 @@
 // pte-run load-time pass: fold_constant_permutes (after find_state, always on).
 // permute_copy of a constant read only by matrix multiplies becomes a strided view of
 // the constant; the instruction turns into a no-op Free. Marks Load::const_view.
+// Uses the shared ValueAccess; it changes the instruction list, so MethodImpl::load has
+// the analysis recomputed when it folds anything.
 
 #include <algorithm>
 
@@ -14,26 +16,23 @@ using namespace loading;
 // multiplies (which take any strides) becomes a strided view of the mapped constant
 // and the instruction is dropped. The exporter writes linear layers as
 // permute_copy(W) + mm, so without this every call would copy every weight.
-void MethodImpl::Load::fold_constant_permutes() {
+size_t MethodImpl::Load::fold_constant_permutes() {
   const size_t nv = m.values_.size();
   std::vector<int32_t> writer(nv, -1);
-  std::vector<uint8_t> bad(nv, 0);  // read by something that may assume a contiguous layout
+  // read by something that may assume a contiguous layout: in a tensor list, moved, given
+  // to a delegate (from the shared analysis), or a kernel argument other than a matmul's
+  using VA = passes::ValueAccess;
+  std::vector<uint8_t> bad(nv, 0);
+  for (size_t v = 0; v < nv; ++v) bad[v] = access.has(v, VA::InList | VA::MoveFrom | VA::MoveTo | VA::DelegateArg);
+  size_t folded = 0;
   auto allowed = [&](const std::string& op, uint32_t pos) {
     if (op == "aten::mm.out" || op == "aten::bmm.out" || op == "aten::linear.out") return pos <= 1;
     if (op == "aten::addmm.out") return pos == 1 || pos == 2;
     return false;
   };
-  for (const EValue& e : m.values_)
-    if (e.tag == Tag::TensorList || e.tag == Tag::OptionalTensorList)
-      for (size_t j = 0; j < e.tlist.size; ++j)
-        if (e.tlist.items[j]) bad[e.tlist.items[j] - m.values_.data()] = 1;
   for (size_t i = 0; i < m.instrs_.size(); ++i) {
     const Instr& in = m.instrs_[i];
-    if (in.kind == Instr::Move) {
-      bad[in.a] = bad[in.b] = 1;
-      continue;
-    }
-    if (in.kind != Instr::Kernel && in.kind != Instr::Delegate) continue;
+    if (in.kind != Instr::Kernel) continue;
     EValue** a = m.args_.data() + in.arg_begin;
     const bool permute = in.kind == Instr::Kernel && m.op_names_[in.index] == "aten::permute_copy.out" && in.nargs == 4;
     for (uint32_t j = 0; j < in.nargs; ++j) {
@@ -42,7 +41,7 @@ void MethodImpl::Load::fold_constant_permutes() {
         writer[v] = writer[v] == -1 || writer[v] == static_cast<int32_t>(i) ? static_cast<int32_t>(i) : -2;
         continue;
       }
-      if (in.kind == Instr::Delegate || !allowed(m.op_names_[in.index], j)) bad[v] = 1;
+      if (!allowed(m.op_names_[in.index], j)) bad[v] = 1;
     }
   }
   for (size_t i = 0; i < m.instrs_.size(); ++i) {
@@ -88,7 +87,9 @@ void MethodImpl::Load::fold_constant_permutes() {
     in.kind = Instr::Free;  // a no-op
     in.a = static_cast<int32_t>(v);
     in.nchecks = 0;
+    ++folded;
   }
+  return folded;
 }
 
 }  // namespace pte

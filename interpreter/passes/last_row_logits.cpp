@@ -14,14 +14,9 @@ using namespace loading;
 // so the last row of the mm is the last row of the output.
 void MethodImpl::Load::last_row_logits() {
   if (m.outputs_.empty()) return;
-  std::vector<int32_t> writer(m.values_.size(), -1);
-  for (size_t i = 0; i < m.instrs_.size(); ++i) {
-    const Instr& in = m.instrs_[i];
-    if (in.kind != Instr::Kernel || in.nargs == 0) continue;
-    EValue* ret = m.args_[in.arg_begin + in.nargs - 1];
-    size_t v = static_cast<size_t>(ret - m.values_.data());
-    writer[v] = writer[v] == -1 ? static_cast<int32_t>(i) : -2;
-  }
+  // the one kernel whose return slot is each value (shared analysis, still valid: the
+  // copy views change kernel functions and memory only)
+  const std::vector<int32_t>& writer = access.return_writer;
   int32_t v = m.outputs_[0];
   for (int hops = 0; hops < 8 && v >= 0 && writer[v] >= 0; ++hops) {
     Instr& in = m.instrs_[writer[v]];
