@@ -34,7 +34,7 @@ size_t MethodImpl::Load::fold_constant_permutes() {
     const Instr& in = m.instrs_[i];
     if (in.kind != Instr::Kernel) continue;
     EValue** a = m.args_.data() + in.arg_begin;
-    const bool permute = in.kind == Instr::Kernel && m.op_names_[in.index] == "aten::permute_copy.out" && in.nargs == 4;
+    const bool permute = m.op_names_[in.index] == "aten::permute_copy.out" && in.nargs == 4;
     for (uint32_t j = 0; j < in.nargs; ++j) {
       size_t v = static_cast<size_t>(a[j] - m.values_.data());
       if (permute && (j == 2 || j == 3)) {

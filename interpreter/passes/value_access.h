@@ -7,6 +7,13 @@
 // instruction list (fold_constant_permutes turns permutes into no-ops) has it
 // recomputed. Passes that change only kernel functions or tensors' memory
 // (copy views, last-row logits) leave it valid.
+//
+// Users: unplan_inputs, fold_constant_permutes, fold_copy_views, last_row_logits,
+// attach_library_matmuls. Not (yet) derived from it, as they need per-instruction or
+// first-access facts: collect_events (the re-planner's per-instruction events and
+// aliases, built inside plan_memory before this runs), find_state (whether a value's
+// first access is a read; delegates count as writes, llama::update_cache writes its
+// cache argument) and check_writes_and_data (per-instruction checks).
 #pragma once
 #include <cstdint>
 #include <vector>
