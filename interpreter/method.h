@@ -92,7 +92,7 @@ class MethodImpl final : public Method {
                      std::unique_ptr<MethodImpl>* out, size_t* measure = nullptr);
 
  private:
-  struct Load;  // loader state (method_load.cpp)
+  struct Load;  // loader state (method_load.h)
   friend struct Load;
 
   Status error(ErrorCode code, const char* fmt, ...) const __attribute__((format(printf, 3, 4)));

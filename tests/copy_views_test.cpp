@@ -1,5 +1,5 @@
 // pte-run: copies run as views (MethodOptions::copies_as_views, fold_copy_views in
-// interpreter/method_load.cpp). The decoder fixtures' attention copies its KV cache
+// interpreter/passes/copy_views.cpp). The decoder fixtures' attention copies its KV cache
 // (unsqueeze_copy, expand_copy, clone) at every step; with the copies run as views every
 // output of every step must be bit-identical to the copying run, under the file's memory
 // plan and under our re-plan.

@@ -1,4 +1,4 @@
-// Copies the loader turns into views (MethodImpl's fold_copy_views, method_load.cpp):
+// Copies the loader turns into views (MethodImpl's fold_copy_views, interpreter/passes/copy_views.cpp):
 // unsqueeze_copy, clone, alias_copy and an expand_copy to the input's own sizes write the
 // input's bytes in the same order, so when nothing overwrites the input while the copy is
 // read, `out` can take the input's memory instead, as et_view does. Same checks and
