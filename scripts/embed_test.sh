@@ -28,24 +28,20 @@ done
 for l in libpte-core.a libpte-core.so libpte-llm.a libpte-tokenizer.so; do
   [ -e "$libdir/$l" ] || fail "meson install wrote no $l"
 done
-if compgen -G "examples/c/*.c" >/dev/null; then
-  for src in examples/c/*.c; do
-    exe="$work/$(basename "$src" .c)"
-    # the shared libraries (C, so only the C API: libpte-core links libstdc++ itself)
-    cc -std=c99 -Wall -Wextra -Werror $(pkg-config --cflags pte-run) "$src" -o "$exe" $(pkg-config --libs pte-run)
-    # and statically: the same libraries' .a files, with what pkg-config --static adds
-    cc -std=c99 $(pkg-config --cflags pte-run) "$src" -o "$exe-static" \
-      -Wl,-Bstatic $(pkg-config --libs-only-l pte-run) -Wl,-Bdynamic \
-      $(pkg-config --static --libs-only-other --libs-only-L pte-run) \
-      $(pkg-config --static --libs-only-l pte-run | tr ' ' '\n' | grep -v '^-lpte-' | tr '\n' ' ')
-  done
-  echo "embed: examples/c built out of tree with pkg-config (shared and static)"
-  if [ -f examples/c/check.sh ]; then
-    LD_LIBRARY_PATH="$libdir" bash examples/c/check.sh "$work"
-  fi
-else
-  echo "skipped: no examples/c/*.c to build out of tree"
-fi
+compgen -G "examples/c/*.c" >/dev/null || fail "no examples/c/*.c to build out of tree"
+
+for src in examples/c/*.c; do
+  exe="$work/$(basename "$src" .c)"
+  # the shared libraries (C, so only the C API: libpte-core links libstdc++ itself)
+  cc -std=c99 -Wall -Wextra -Werror $(pkg-config --cflags pte-run) "$src" -o "$exe" $(pkg-config --libs pte-run)
+  # and statically: the same libraries' .a files, with what pkg-config --static adds
+  cc -std=c99 $(pkg-config --cflags pte-run) "$src" -o "$exe-static" \
+    -Wl,-Bstatic $(pkg-config --libs-only-l pte-run) -Wl,-Bdynamic \
+    $(pkg-config --static --libs-only-other --libs-only-L pte-run) \
+    $(pkg-config --static --libs-only-l pte-run | tr ' ' '\n' | grep -v '^-lpte-' | tr '\n' ' ')
+done
+echo "embed: examples/c built out of tree with pkg-config (shared and static)"
+LD_LIBRARY_PATH="$libdir" bash examples/c/check.sh "$work"
 
 # ---- 2. the selective build
 list=fixtures/select/smollm2_8da4w.txt

@@ -445,22 +445,29 @@ TEST_CASE("method: unknown method names list the available ones") {
 
 // ------------------------------------------------------------------ memory
 
-TEST_CASE("method: mutable buffers persist between runs (file plan and re-plan)") {
-  if (!have_kernels({"aten::add.out"})) return;
+// A method with one mutable buffer (planned, read before written) in a 192-byte arena:
+// buf += [1, 10]; y = buf + x. Run k gives x + [k, 10k].
+static std::unique_ptr<Program> buffer_program() {
   ProgramBuilder b;
-  int buf = b.f32({2}, 0);  // a buffer: planned, not an input, read before written
+  int buf = b.f32({2}, 0);
   int one = b.constant<float>(DType::Float, {2}, {1.0f, 10.0f});
   int alpha = b.i(1);
   int x = b.f32({2}, 64);
   int y = b.f32({2}, 128);
   b.buffer_sizes = {0, 192};
   int add = b.op("aten::add", "out");
-  b.kernel(add, {buf, one, alpha, buf, buf});  // buf += [1, 10]
-  b.kernel(add, {buf, x, alpha, y, y});        // y = buf + x
+  b.kernel(add, {buf, one, alpha, buf, buf});
+  b.kernel(add, {buf, x, alpha, y, y});
   b.inputs = {x};
   b.outputs = {y};
   std::unique_ptr<Program> p;
   REQUIRE(b.open(&p).is_ok());
+  return p;
+}
+
+TEST_CASE("method: mutable buffers persist between runs (file plan and re-plan)") {
+  if (!have_kernels({"aten::add.out"})) return;
+  std::unique_ptr<Program> p = buffer_program();
   for (bool replan : {false, true}) {
     auto m = load(*p, "forward", replan);
     HostTensor in(DType::Float, {2}, std::vector<float>{0.5f, 0.25f});
@@ -475,20 +482,7 @@ TEST_CASE("method: mutable buffers persist between runs (file plan and re-plan)"
 
 TEST_CASE("method: planned buffers and scratch in caller memory (file plan and re-plan)") {
   if (!have_kernels({"aten::add.out"})) return;
-  ProgramBuilder b;
-  int buf = b.f32({2}, 0);  // a mutable buffer: persists in the caller's block
-  int one = b.constant<float>(DType::Float, {2}, {1.0f, 10.0f});
-  int alpha = b.i(1);
-  int x = b.f32({2}, 64);
-  int y = b.f32({2}, 128);
-  b.buffer_sizes = {0, 192};
-  int add = b.op("aten::add", "out");
-  b.kernel(add, {buf, one, alpha, buf, buf});
-  b.kernel(add, {buf, x, alpha, y, y});
-  b.inputs = {x};
-  b.outputs = {y};
-  std::unique_ptr<Program> p;
-  REQUIRE(b.open(&p).is_ok());
+  std::unique_ptr<Program> p = buffer_program();  // its buffer persists in the caller's block
   for (bool replan : {false, true}) {
     CAPTURE(replan);
     Program::MethodOptions mo;
