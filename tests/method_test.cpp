@@ -446,9 +446,9 @@ TEST_CASE("method: unknown method names list the available ones") {
 // ------------------------------------------------------------------ memory
 
 // A method with one mutable buffer (planned, read before written) in a 192-byte arena:
-// buf += [1, 10]; y = buf + x. Run k gives x + [k, 10k].
-static std::unique_ptr<Program> buffer_program() {
-  ProgramBuilder b;
+// buf += [1, 10]; y = buf + x. Run k gives x + [k, 10k]. The program points into `b`'s bytes:
+// keep the builder alive as long as the program.
+static std::unique_ptr<Program> buffer_program(ProgramBuilder& b) {
   int buf = b.f32({2}, 0);
   int one = b.constant<float>(DType::Float, {2}, {1.0f, 10.0f});
   int alpha = b.i(1);
@@ -467,7 +467,8 @@ static std::unique_ptr<Program> buffer_program() {
 
 TEST_CASE("method: mutable buffers persist between runs (file plan and re-plan)") {
   if (!have_kernels({"aten::add.out"})) return;
-  std::unique_ptr<Program> p = buffer_program();
+  ProgramBuilder b;
+  std::unique_ptr<Program> p = buffer_program(b);
   for (bool replan : {false, true}) {
     auto m = load(*p, "forward", replan);
     HostTensor in(DType::Float, {2}, std::vector<float>{0.5f, 0.25f});
@@ -482,7 +483,8 @@ TEST_CASE("method: mutable buffers persist between runs (file plan and re-plan)"
 
 TEST_CASE("method: planned buffers and scratch in caller memory (file plan and re-plan)") {
   if (!have_kernels({"aten::add.out"})) return;
-  std::unique_ptr<Program> p = buffer_program();  // its buffer persists in the caller's block
+  ProgramBuilder b;
+  std::unique_ptr<Program> p = buffer_program(b);  // its buffer persists in the caller's block
   for (bool replan : {false, true}) {
     CAPTURE(replan);
     Program::MethodOptions mo;
