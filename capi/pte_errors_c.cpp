@@ -20,7 +20,7 @@ thread_local char t_message[4096];
   X(PTE_ERR_METHOD_LOAD, MethodLoad) X(PTE_ERR_UNKNOWN_METHOD, UnknownMethod)                        \
   X(PTE_ERR_UNSUPPORTED_OPERATOR, UnsupportedOperator) X(PTE_ERR_UNSUPPORTED_DELEGATE, UnsupportedDelegate) \
   X(PTE_ERR_MALFORMED_METHOD, MalformedMethod) X(PTE_ERR_ALLOCATION_FAILED, AllocationFailed)        \
-  X(PTE_ERR_MEMORY_TOO_SMALL, MemoryTooSmall) X(PTE_ERR_EXTERNAL_DATA_MISSING, ExternalDataMissing)  \
+  X(PTE_ERR_MEMORY_TOO_SMALL, MemoryTooSmall) X(PTE_ERR_EXTERNAL_DATA_MISSING, ExternalDataMissing) X(PTE_ERR_KERNEL_ARGUMENTS, KernelArguments)  \
   X(PTE_ERR_INPUT, Input) X(PTE_ERR_INPUT_INDEX, InputIndex) X(PTE_ERR_INPUT_DTYPE, InputDtype)      \
   X(PTE_ERR_INPUT_SHAPE, InputShape) X(PTE_ERR_INPUT_KIND, InputKind) X(PTE_ERR_INPUT_DATA, InputData) \
   X(PTE_ERR_INPUT_NOT_SET, InputNotSet) X(PTE_ERR_EXECUTE, Execute) X(PTE_ERR_KERNEL_FAILED, KernelFailed) \

@@ -63,6 +63,7 @@ Status MethodImpl::load(const LoadedProgram& program, int plan_index, const Prog
     for (const std::string& u : unsupported) ops |= u.rfind("unsupported operator", 0) == 0;
     return L.fail(ops ? ErrorCode::UnsupportedOperator : ErrorCode::UnsupportedDelegate, msg);
   }
+  PTE_TRY(L.prepare_kernels());
   L.measure = measure;
   PTE_TRY(L.plan_memory());
   if (measure) return Status::ok();

@@ -2,6 +2,8 @@
 //
 // MethodImpl::load (method_load.cpp) runs these steps in order:
 //   parse      parse_values, parse_io, parse_instructions      (method_parse.cpp)
+//   prepare    prepare_kernels: each kernel's load-time check and specialisation
+//              (method_prepare.cpp; ops/kernel.h KernelPrepareFn)
 //   memory     plan_memory, unplan_inputs, check_writes_and_data (method_memory.cpp)
 //   passes     find_state, fold_constant_permutes, fold_copy_views, last_row_logits
 //              (passes/, one file each; they see the checked instructions and the plan).
@@ -57,6 +59,7 @@ struct MethodImpl::Load {
   std::vector<int32_t> slot_of;        // value -> slot, -1 for non-tensors
   std::vector<uint8_t> is_input, is_output, is_view_out, referenced;
   std::vector<uint8_t> const_view;     // folded permute_copy outputs: views of constants (fold_constant_permutes)
+  std::vector<const KernelDef*> kernel_defs;  // per operator index (null: no kernel in this build)
   // Program::memory_needed: plan_memory stops after sizing, with the bytes here.
   size_t* measure = nullptr;
   size_t carved = 0;                   // bytes taken from options.memory so far
@@ -78,6 +81,9 @@ struct MethodImpl::Load {
   Status parse_io();
   Status parse_instructions(std::vector<std::string>* unsupported);
   void mark_list_items(int32_t v);
+
+  // prepare (method_prepare.cpp)
+  Status prepare_kernels();
 
   // memory (method_memory.cpp)
   size_t scratch_bytes() const;

@@ -259,7 +259,9 @@ Status MethodImpl::Load::parse_instructions(std::vector<std::string>* unsupporte
   const auto* ops = plan->operators();
   uint32_t nops = ops ? ops->size() : 0;
   m.op_names_.resize(nops);
-  std::vector<const KernelDef*> kernels(nops, nullptr);
+  m.op_ids_.assign(nops, OpId::None);
+  std::vector<const KernelDef*>& kernels = kernel_defs;
+  kernels.assign(nops, nullptr);
   for (uint32_t k = 0; k < nops; ++k) {
     const auto* op = ops->Get(k);
     if (!op->name()) return fail("operator " + num(k) + " has no name");
@@ -267,6 +269,7 @@ Status MethodImpl::Load::parse_instructions(std::vector<std::string>* unsupporte
     if (op->overload() && op->overload()->size() > 0) name += "." + op->overload()->str();
     m.op_names_[k] = name;
     kernels[k] = find_kernel(name.c_str());
+    if (kernels[k]) m.op_ids_[k] = kernels[k]->id;
   }
   const auto* dels = plan->delegates();
   uint32_t ndel = dels ? dels->size() : 0;
@@ -331,7 +334,7 @@ Status MethodImpl::Load::parse_instructions(std::vector<std::string>* unsupporte
             return fail(where + " (" + m.op_names_[in.index] + ") passes " + num(in.nargs) + " arguments, the kernel takes " +
                         num(kd->num_args) + " (schema arguments + return slot)");
           in.fn = kd->fn;
-          if (m.op_names_[in.index] == "executorch_prim::et_view.default" && in.nargs == 3) {
+          if (kd->id == OpId::et_view_default && in.nargs == 3) {
             EValue* outv = m.args_[in.arg_begin + 2];
             if (outv->tag == Tag::Tensor) is_view_out[outv - m.values_.data()] = 1;
           }

@@ -51,10 +51,32 @@ class KernelContext {
 
 using KernelFn = bool (*)(KernelContext& ctx, EValue** args);
 
+// A kernel's load-time step (TFLite Micro's "prepare"): called once per instruction when
+// a method loads, with the instruction's arguments as parsed (argument kinds and tensor
+// dtypes are final: set_input refuses another dtype; shapes may still change). It checks
+// what cannot change between calls and returns the function execute() will call: a
+// specialised one that skips those checks, or the kernel's generic `fn`. When the
+// arguments can never run (a dtype the operator refuses), it returns null after
+// ctx.fail(...): the method does not load (ErrorCode::KernelArguments), naming the
+// instruction and operator. It allocates nothing and keeps no state.
+using KernelPrepareFn = KernelFn (*)(KernelContext& ctx, EValue** args);
+
+// Every operator of the tree, named by its kernel function (ops/*/ops.def): the loader and
+// its passes compare these, never operator names. Stable within a build; a selective build
+// keeps the full list (an operator it leaves out simply has no KernelDef).
+enum class OpId : uint16_t {
+  None = 0,
+#define PTE_KERNEL(name, nargs, fn, ...) fn,
+#include "ops/all_ops.def"
+#undef PTE_KERNEL
+};
+
 struct KernelDef {
   const char* name;  // "aten::add.out": operator name, '.', overload (no '.' when the overload is empty)
   int num_args;      // schema args + 1 return slot; -1 = variable (checked by the kernel)
   KernelFn fn;
+  OpId id;
+  KernelPrepareFn prepare = nullptr;  // null: no load-time step, `fn` runs as is
 };
 
 // Finds a kernel by its full name; null when this build has none.

@@ -14,16 +14,18 @@
 
 namespace pte {
 
-#define PTE_KERNEL(name, nargs, fn) bool fn(KernelContext&, EValue**);
+#define PTE_KERNEL(name, nargs, fn, ...) \
+  bool fn(KernelContext&, EValue**);        \
+  __VA_OPT__(KernelFn __VA_ARGS__(KernelContext&, EValue**);)
 #include PTE_KERNEL_TABLE
 #undef PTE_KERNEL
 
 namespace {
 const KernelDef kKernels[] = {
-#define PTE_KERNEL(name, nargs, fn) {name, nargs, &fn},
+#define PTE_KERNEL(name, nargs, fn, ...) {name, nargs, &fn, OpId::fn __VA_OPT__(, &__VA_ARGS__)},
 #include PTE_KERNEL_TABLE
 #undef PTE_KERNEL
-    {nullptr, 0, nullptr},
+    {nullptr, 0, nullptr, OpId::None},
 };
 }  // namespace
 

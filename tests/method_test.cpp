@@ -417,6 +417,42 @@ TEST_CASE("method: malformed indices are refused at load with a clear message") 
   }
 }
 
+TEST_CASE("method: a kernel's load-time step refuses dtypes it never runs, naming the instruction and operator") {
+  if (!have_kernels({"aten::add.out", "aten::mul.out"})) return;
+  for (bool bad : {false, true}) {
+    CAPTURE(bad);
+    ProgramBuilder b;
+    int x = b.f32({2}, 0);
+    int y = b.f32({2}, 64);
+    ProgramBuilder::TensorSpec os;
+    os.dtype = bad ? DType::Int64 : DType::Float;  // float + float cannot be written into int64
+    os.sizes = {2};
+    os.mem_id = 1;
+    os.offset = 128;
+    int out = b.tensor(os);
+    int alpha = b.i(1);
+    b.buffer_sizes = {0, 192};
+    int mul = b.op("aten::mul", "out"), add = b.op("aten::add", "out");
+    b.kernel(mul, {x, x, y, y});
+    b.kernel(add, {x, y, alpha, out, out});
+    b.inputs = {x};
+    b.outputs = {out};
+    std::unique_ptr<Program> p;
+    REQUIRE(b.open(&p).is_ok());
+    if (bad) {
+      std::string e = load_error(*p, "forward");
+      CHECK(e == "synthetic.pte: method forward: instruction 1 (aten::add.out): result type float32 can't be cast to the desired output type int64");
+      CHECK(g_load_code == ErrorCode::KernelArguments);
+      continue;
+    }
+    auto m = load(*p, "forward", false);
+    HostTensor in(DType::Float, {2}, std::vector<float>{1.5f, -2.0f});
+    REQUIRE(m->set_input(0, in.t).is_ok());
+    REQUIRE(m->execute().is_ok());
+    CHECK(tensor_values<float>(m->output(0)) == std::vector<float>{1.5f + 2.25f, -2.0f + 4.0f});
+  }
+}
+
 TEST_CASE("method: every missing operator and delegate is reported in one line") {
   ProgramBuilder b;
   int a = b.i(0);

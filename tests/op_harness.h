@@ -127,6 +127,26 @@ class Harness {
     return ok && !ctx.failed();
   }
 
+  // Kernel `name`'s load-time step on args (return slot appended): the function it picks
+  // (the kernel's own fn when it has no prepare step), or null with `message` set.
+  KernelFn prepare(const char* name, std::vector<EValue*>& args) {
+    const KernelDef* k = find_kernel(name);
+    if (!k) { message = std::string("no kernel ") + name; return nullptr; }
+    if (args.size() + 1 == static_cast<size_t>(k->num_args)) args.push_back(args.back());
+    ctx.reset();
+    KernelFn fn = k->prepare ? k->prepare(ctx, args.data()) : k->fn;
+    message = ctx.message();
+    return fn;
+  }
+  // Runs `fn` on args as given (with their return slot).
+  bool run(KernelFn fn, std::vector<EValue*>& args) {
+    ctx.reset();
+    ctx.set_scratch_arena(scratch_.data(), scratch_.size());
+    bool ok = fn(ctx, args.data());
+    message = ctx.message();
+    return ok && !ctx.failed();
+  }
+
   template <class T>
   static std::vector<T> values(const EValue* e) {
     const Tensor& t = *e->t;

@@ -23,7 +23,7 @@ const ErrorCode kAll[] = {
     ErrorCode::NotAProgram, ErrorCode::UnsupportedVersion, ErrorCode::Truncated, ErrorCode::Malformed,
     ErrorCode::DataFileInvalid, ErrorCode::MethodLoad, ErrorCode::UnknownMethod, ErrorCode::UnsupportedOperator,
     ErrorCode::UnsupportedDelegate, ErrorCode::MalformedMethod, ErrorCode::AllocationFailed, ErrorCode::MemoryTooSmall,
-    ErrorCode::ExternalDataMissing, ErrorCode::Input, ErrorCode::InputIndex, ErrorCode::InputDtype, ErrorCode::InputShape,
+    ErrorCode::ExternalDataMissing, ErrorCode::KernelArguments, ErrorCode::Input, ErrorCode::InputIndex, ErrorCode::InputDtype, ErrorCode::InputShape,
     ErrorCode::InputKind, ErrorCode::InputData, ErrorCode::InputNotSet, ErrorCode::Execute, ErrorCode::KernelFailed,
     ErrorCode::InstructionLimit, ErrorCode::Stopped, ErrorCode::Delegate, ErrorCode::DelegateBlobMalformed,
     ErrorCode::DelegateNodeUnsupported, ErrorCode::DelegateExecuteFailed, ErrorCode::InvalidArgument,

@@ -51,6 +51,7 @@ typedef enum pte_error {
   PTE_ERR_ALLOCATION_FAILED = 0x0205,
   PTE_ERR_MEMORY_TOO_SMALL = 0x0206,       /* the caller's planned memory block */
   PTE_ERR_EXTERNAL_DATA_MISSING = 0x0207,
+  PTE_ERR_KERNEL_ARGUMENTS = 0x0208,       /* an instruction's dtypes its kernel never runs */
 
   /* 0x03xx: inputs */
   PTE_ERR_INPUT = 0x0300,

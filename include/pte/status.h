@@ -33,6 +33,7 @@ enum class ErrorCode : int32_t {
   AllocationFailed = 0x0205,      // the heap refused planned buffers, scratch or a pool
   MemoryTooSmall = 0x0206,        // the caller's block (MethodOptions::memory) is too small
   ExternalDataMissing = 0x0207,   // an external tensor is in no data file
+  KernelArguments = 0x0208,       // a kernel's load-time check refused an instruction's arguments (a dtype it never runs)
 
   // 0x03xx: setting inputs
   Input = 0x0300,
@@ -93,6 +94,7 @@ inline const char* error_code_name(ErrorCode code) {
     case ErrorCode::AllocationFailed: return "AllocationFailed";
     case ErrorCode::MemoryTooSmall: return "MemoryTooSmall";
     case ErrorCode::ExternalDataMissing: return "ExternalDataMissing";
+    case ErrorCode::KernelArguments: return "KernelArguments";
     case ErrorCode::Input: return "Input";
     case ErrorCode::InputIndex: return "InputIndex";
     case ErrorCode::InputDtype: return "InputDtype";

@@ -42,7 +42,7 @@ void MethodImpl::Load::index_put_into_self(size_t i, bool debug, const std::vect
   if (read_after(buf, i)) return no("the buffer is read after it");
   auto writeback = [&](size_t j) {
     const Instr& q = m.instrs_[j];
-    if (q.kind != Instr::Kernel || q.nargs != 4 || m.op_names_[q.index] != "aten::copy_") return false;
+    if (q.kind != Instr::Kernel || q.nargs != 4 || m.op_id(q) != OpId::copy_inplace) return false;
     EValue** c = m.args_.data() + q.arg_begin;
     return c[0] == a[0] && c[1] == a[5] && c[3] == a[0];
   };
@@ -99,7 +99,7 @@ void MethodImpl::Load::fold_copy_views() {
   const std::vector<int32_t>& writer = access.writer;  // the one kernel writing a value (-2: several)
   std::vector<uint8_t> repoints(ni, 0);  // et_view and the folds: they move no bytes
   for (size_t i = 0; i < ni; ++i)
-    repoints[i] = m.instrs_[i].kind == Instr::Kernel && m.op_names_[m.instrs_[i].index] == "executorch_prim::et_view.default";
+    repoints[i] = m.op_id(m.instrs_[i]) == OpId::et_view_default;
   auto constant = [&](size_t v) { return slot_of[v] >= 0 && slots[slot_of[v]].constant; };
   using Range = std::pair<const char*, const char*>;
   auto range_of = [](const Tensor& t) {
@@ -197,17 +197,17 @@ void MethodImpl::Load::fold_copy_views() {
   for (size_t i = 0; i < ni; ++i) {
     Instr& in = m.instrs_[i];
     if (in.kind != Instr::Kernel || !in.fn) continue;
-    const std::string& op = m.op_names_[in.index];
-    if (op == "aten::index_put.out" && in.nargs == 6) {
+    const OpId op = m.op_id(in);
+    if (op == OpId::index_put_out && in.nargs == 6) {
       index_put_into_self(i, debug, pinned, writer, range_of, touches, planned_views, last_reader, read_after, move_views);
       continue;
     }
     KernelFn fn = nullptr;
     uint32_t nargs = 0;  // the arguments, then the out argument and the return slot (one value)
-    if (op == "aten::unsqueeze_copy.out") fn = unsqueeze_as_view, nargs = 4;
-    else if (op == "aten::clone.out") fn = clone_as_view, nargs = 4;
-    else if (op == "aten::alias_copy.out") fn = alias_copy_as_view, nargs = 3;
-    else if (op == "aten::expand_copy.out") fn = expand_copy_as_view, nargs = 5;
+    if (op == OpId::unsqueeze_copy_out) fn = unsqueeze_as_view, nargs = 4;
+    else if (op == OpId::clone_out) fn = clone_as_view, nargs = 4;
+    else if (op == OpId::alias_copy_out) fn = alias_copy_as_view, nargs = 3;
+    else if (op == OpId::expand_copy_out) fn = expand_copy_as_view, nargs = 5;
     if (!fn || in.nargs != nargs) continue;
     EValue** a = m.args_.data() + in.arg_begin;
     if (a[0]->tag != Tag::Tensor || a[nargs - 1]->tag != Tag::Tensor || a[nargs - 2] != a[nargs - 1]) continue;
@@ -215,7 +215,7 @@ void MethodImpl::Load::fold_copy_views() {
     Tensor& x = *a[0]->t;
     Tensor& y = *a[nargs - 1]->t;
     auto no = [&](const char* why) {
-      if (debug) std::fprintf(stderr, "copy view: instruction %zu %s kept: %s\n", i, op.c_str(), why);
+      if (debug) std::fprintf(stderr, "copy view: instruction %zu %s kept: %s\n", i, m.op_names_[in.index].c_str(), why);
     };
     if (x.dtype != y.dtype || !x.contiguous_order() || !y.contiguous_order() || !m.value_planned_[src] ||
         !m.value_planned_[out]) {
@@ -223,7 +223,7 @@ void MethodImpl::Load::fold_copy_views() {
       continue;
     }
     if (pinned[out] || pinned[src] || writer[out] != static_cast<int32_t>(i) || constant(src)) { no("pinned"); continue; }
-    if (op == "aten::expand_copy.out") {
+    if (op == OpId::expand_copy_out) {
       bool same = x.dynamism == Dynamism::Static && y.dynamism == Dynamism::Static && x.dim == y.dim;
       for (int d = 0; same && d < x.dim; ++d) same = x.sizes[d] == y.sizes[d];
       if (!same) { no("a real expand"); continue; }
@@ -264,7 +264,7 @@ void MethodImpl::Load::fold_copy_views() {
     in.fn = fn;
     repoints[i] = 1;
     ++m.copies_as_views_;
-    if (debug) std::fprintf(stderr, "copy view: instruction %zu %s is a view\n", i, op.c_str());
+    if (debug) std::fprintf(stderr, "copy view: instruction %zu %s is a view\n", i, m.op_names_[in.index].c_str());
   }
 }
 

@@ -42,7 +42,8 @@ void MethodImpl::Load::find_state() {
       for (uint32_t j = 0; j + 1 < in.nargs; ++j) touch(a[j], false);
       if (in.nargs > 0) touch(a[in.nargs - 1], true);
       // llama::update_cache[_with_indices].out write their cache argument in place
-      if (in.nargs > 2 && in.index < m.op_names_.size() && m.op_names_[in.index].rfind("llama::update_cache", 0) == 0)
+      const OpId op = m.op_id(in);
+      if (in.nargs > 2 && (op == OpId::update_cache_out || op == OpId::update_cache_with_indices_out))
         touch(a[1], true);
     } else if (in.kind == Instr::Delegate) {
       for (uint32_t j = 0; j < in.nargs; ++j) touch(a[j], true);

@@ -20,14 +20,14 @@ void MethodImpl::Load::last_row_logits() {
   int32_t v = m.outputs_[0];
   for (int hops = 0; hops < 8 && v >= 0 && writer[v] >= 0; ++hops) {
     Instr& in = m.instrs_[writer[v]];
-    const std::string& op = m.op_names_[in.index];
+    const OpId op = m.op_id(in);
     EValue** a = m.args_.data() + in.arg_begin;
-    if ((op == "executorch_prim::et_view.default" || op == "aten::view_copy.out") && in.nargs >= 3 &&
+    if ((op == OpId::et_view_default || op == OpId::view_copy_out) && in.nargs >= 3 &&
         a[0]->tag == Tag::Tensor) {
       v = static_cast<int32_t>(a[0] - m.values_.data());
       continue;
     }
-    if (op == "aten::mm.out" && in.nargs == 4 && in.fn) in.fn = mm_last_row_out;
+    if (op == OpId::mm_out && in.nargs == 4 && in.fn) in.fn = mm_last_row_out;
     return;
   }
   // written by a delegate (called once): tell the backend at creation (BackendInit)

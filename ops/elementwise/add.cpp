@@ -56,4 +56,28 @@ bool add_scalar_out(KernelContext& ctx, EValue** args) {
   return add_common(ctx, *out, in, common, args[2]);
 }
 
+// Load-time steps: dtypes, alpha and out's dtype checked once; all-Float with alpha 1
+// runs a float body that checks nothing again (ops/kernel.h, KernelPrepareFn).
+static bool add_f32_out(KernelContext& ctx, EValue** args) {
+  Add<float> op;
+  return ew::binary_f32(ctx, args, 3, op);
+}
+
+static bool add_scalar_f32_out(KernelContext& ctx, EValue** args) {
+  Add<float> op;
+  return ew::binary_scalar_f32(ctx, args, 3, op);
+}
+
+KernelFn add_out_prepare(KernelContext& ctx, EValue** args) {
+  const DType common = ew::prepare_binary(ctx, args, 3, false, args[2]);
+  if (common == ew::kNoDType || !ew::check_cast(ctx, common, *args[3]->t)) return nullptr;
+  return ew::all_f32({args[0], args[1], args[3]}) && ew::is_unit(*args[2]) ? add_f32_out : add_out;
+}
+
+KernelFn add_scalar_out_prepare(KernelContext& ctx, EValue** args) {
+  const DType common = ew::prepare_binary(ctx, args, 3, true, args[2]);
+  if (common == ew::kNoDType || !ew::check_cast(ctx, common, *args[3]->t)) return nullptr;
+  return ew::all_f32({args[0], args[3]}) && ew::is_unit(*args[2]) ? add_scalar_f32_out : add_scalar_out;
+}
+
 }  // namespace pte

@@ -151,4 +151,31 @@ bool floor_divide_out(KernelContext& ctx, EValue** args) {
   return div_tensor(ctx, args[0], args[1], args[2], Mode::Floor);
 }
 
+// Load-time steps (see add.cpp): true division computes in float32 for integer and bool
+// inputs, so out must hold at least that.
+static bool div_f32_out(KernelContext& ctx, EValue** args) {
+  TrueDiv<float> op;
+  return ew::binary_f32(ctx, args, 2, op);
+}
+
+static bool div_scalar_f32_out(KernelContext& ctx, EValue** args) {
+  TrueDiv<float> op;
+  return ew::binary_scalar_f32(ctx, args, 2, op);
+}
+
+static bool div_prepare_common(KernelContext& ctx, EValue** args, bool scalar_other) {
+  const DType common = ew::prepare_binary(ctx, args, 2, scalar_other, nullptr);
+  return common != ew::kNoDType && ew::check_cast(ctx, ew::is_floating(common) ? common : DType::Float, *args[2]->t);
+}
+
+KernelFn div_out_prepare(KernelContext& ctx, EValue** args) {
+  if (!div_prepare_common(ctx, args, false)) return nullptr;
+  return ew::all_f32({args[0], args[1], args[2]}) ? div_f32_out : div_out;
+}
+
+KernelFn div_scalar_out_prepare(KernelContext& ctx, EValue** args) {
+  if (!div_prepare_common(ctx, args, true)) return nullptr;
+  return ew::all_f32({args[0], args[2]}) ? div_scalar_f32_out : div_scalar_out;
+}
+
 }  // namespace pte

@@ -359,6 +359,29 @@ bool setup_scalar(KernelContext& ctx, EValue* self, EValue* other, EValue* out_a
   return true;
 }
 
+DType prepare_binary(KernelContext& ctx, EValue** args, int out_index, bool scalar_other, const EValue* alpha) {
+  Tensor* x = tensor_arg(ctx, args[0], "self");
+  if (!x || !tensor_arg(ctx, args[out_index], "out")) return kNoDType;
+  ResultType rt;
+  rt.add(*x);
+  if (scalar_other) {
+    if (!scalar_arg(ctx, args[1], "other")) return kNoDType;
+    rt.add_scalar(*args[1]);
+  } else {
+    Tensor* y = tensor_arg(ctx, args[1], "other");
+    if (!y) return kNoDType;
+    rt.add(*y);
+  }
+  const DType common = rt.get();
+  if (common == kNoDType) {
+    ctx.fail("unsupported dtypes %s and %s", dtype_name(x->dtype),
+             scalar_other ? tag_name(args[1]->tag) : dtype_name(args[1]->t->dtype));
+    return kNoDType;
+  }
+  if (alpha && !check_alpha(ctx, common, alpha)) return kNoDType;
+  return common;
+}
+
 bool setup_unary(KernelContext& ctx, EValue* self, EValue* out_arg, Tensor*& out, Operand& a) {
   Tensor* x = tensor_arg(ctx, self, "self");
   out = x ? tensor_arg(ctx, out_arg, "out") : nullptr;

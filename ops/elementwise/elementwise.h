@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <type_traits>
 #include <utility>
@@ -492,6 +493,47 @@ bool setup_scalar(KernelContext& ctx, EValue* self, EValue* other, EValue* out_a
                   Operand& b, DType& common, ScalarBox& box);
 // Reads (self: Tensor), resizes `out` like self and sets `a`.
 bool setup_unary(KernelContext& ctx, EValue* self, EValue* out_arg, Tensor*& out, Operand& a);
+
+// ---- load-time steps (KernelPrepareFn, ops/kernel.h) ---------------------------------
+
+// A binary op's arguments at load: self a tensor, other a tensor (a Scalar when
+// `scalar_other`), out a tensor, and `alpha` (null: none) a Scalar valid for their result
+// type. Returns the result type of (self, other), or kNoDType after failing the context.
+// Shapes are not checked (they may change); whether out can hold the result is left to
+// the caller (some ops compute in another type).
+DType prepare_binary(KernelContext& ctx, EValue** args, int out_index, bool scalar_other, const EValue* alpha);
+// True when every argument is a Float tensor.
+inline bool all_f32(std::initializer_list<const EValue*> vs) {
+  for (const EValue* v : vs)
+    if (v->tag != Tag::Tensor || v->t->dtype != DType::Float) return false;
+  return true;
+}
+// True for a Scalar that changes nothing as an alpha: Int 1 or Double 1.0.
+inline bool is_unit(const EValue& v) { return (v.tag == Tag::Int && v.i == 1) || (v.tag == Tag::Double && v.d == 1.0); }
+
+// The specialised body of a binary op whose prepare found self, other and out all Float
+// tensors: broadcast, resize out, map in float. Argument kinds are not checked again.
+template <class Op>
+bool binary_f32(KernelContext& ctx, EValue** args, int out_index, Op& op) {
+  Tensor& out = *args[out_index]->t;
+  const Tensor* ts[2] = {args[0]->t, args[1]->t};
+  int64_t sizes[kMaxDims];
+  int32_t dim;
+  if (!broadcast_all(ctx, ts, 2, sizes, &dim) || !resize_output(ctx, out, sizes, dim)) return false;
+  const Operand in[2] = {operand(*ts[0]), operand(*ts[1])};
+  return map<float>(ctx, out, in, op);
+}
+// The same with other a Scalar (an Int, Double or Bool EValue), rounded to float as torch
+// does for a wrapped number in a float computation.
+template <class Op>
+bool binary_scalar_f32(KernelContext& ctx, EValue** args, int out_index, Op& op) {
+  Tensor& out = *args[out_index]->t;
+  const Tensor& x = *args[0]->t;
+  if (!resize_output_like(ctx, out, x)) return false;
+  const float s = scalar_as<float>(*args[1]);
+  const Operand in[2] = {operand(x), scalar_operand(&s)};
+  return map<float>(ctx, out, in, op);
+}
 
 // self (Tensor) -> out of the same shape, computed in C = float (double for f64
 // inputs or outputs); integer and bool inputs are promoted to float. `out` must be

@@ -44,4 +44,27 @@ bool mul_scalar_out(KernelContext& ctx, EValue** args) {
   return mul_common(ctx, *out, in, common);
 }
 
+// Load-time steps (see add.cpp).
+static bool mul_f32_out(KernelContext& ctx, EValue** args) {
+  Mul<float> op;
+  return ew::binary_f32(ctx, args, 2, op);
+}
+
+static bool mul_scalar_f32_out(KernelContext& ctx, EValue** args) {
+  Mul<float> op;
+  return ew::binary_scalar_f32(ctx, args, 2, op);
+}
+
+KernelFn mul_out_prepare(KernelContext& ctx, EValue** args) {
+  const DType common = ew::prepare_binary(ctx, args, 2, false, nullptr);
+  if (common == ew::kNoDType || !ew::check_cast(ctx, common, *args[2]->t)) return nullptr;
+  return ew::all_f32({args[0], args[1], args[2]}) ? mul_f32_out : mul_out;
+}
+
+KernelFn mul_scalar_out_prepare(KernelContext& ctx, EValue** args) {
+  const DType common = ew::prepare_binary(ctx, args, 2, true, nullptr);
+  if (common == ew::kNoDType || !ew::check_cast(ctx, common, *args[2]->t)) return nullptr;
+  return ew::all_f32({args[0], args[2]}) ? mul_scalar_f32_out : mul_scalar_out;
+}
+
 }  // namespace pte

@@ -71,4 +71,34 @@ bool rsub_scalar_out(KernelContext& ctx, EValue** args) {
   return sub_common(ctx, *out, in, common, args[2]);
 }
 
+// Load-time steps (see add.cpp): a bool tensor operand is refused at load.
+static bool sub_f32_out(KernelContext& ctx, EValue** args) {
+  Sub<float> op;
+  return ew::binary_f32(ctx, args, 3, op);
+}
+
+static bool sub_scalar_f32_out(KernelContext& ctx, EValue** args) {
+  Sub<float> op;
+  return ew::binary_scalar_f32(ctx, args, 3, op);
+}
+
+static bool sub_prepare_common(KernelContext& ctx, EValue** args, bool scalar_other) {
+  const DType common = ew::prepare_binary(ctx, args, 3, scalar_other, args[2]);
+  if (common == ew::kNoDType) return false;
+  // as the generic kernel: a bool tensor operand (a Scalar other takes the result type)
+  if (args[0]->t->dtype == DType::Bool || (!scalar_other && args[1]->t->dtype == DType::Bool))
+    return ctx.fail("subtraction with a bool tensor is not supported (use logical_xor or logical_not)");
+  return ew::check_cast(ctx, common, *args[3]->t);
+}
+
+KernelFn sub_out_prepare(KernelContext& ctx, EValue** args) {
+  if (!sub_prepare_common(ctx, args, false)) return nullptr;
+  return ew::all_f32({args[0], args[1], args[3]}) && ew::is_unit(*args[2]) ? sub_f32_out : sub_out;
+}
+
+KernelFn sub_scalar_out_prepare(KernelContext& ctx, EValue** args) {
+  if (!sub_prepare_common(ctx, args, true)) return nullptr;
+  return ew::all_f32({args[0], args[3]}) && ew::is_unit(*args[2]) ? sub_scalar_f32_out : sub_scalar_out;
+}
+
 }  // namespace pte

@@ -27,10 +27,10 @@ bool is_one(const EValue* e) {
 
 }  // namespace
 
-bool matmul_kind(const std::string& op, MatmulKind* kind) {
-  if (op == "aten::linear.out") *kind = MatmulKind::Linear;
-  else if (op == "aten::mm.out") *kind = MatmulKind::Mm;
-  else if (op == "aten::addmm.out") *kind = MatmulKind::Addmm;
+bool matmul_kind(OpId op, MatmulKind* kind) {
+  if (op == OpId::linear_out) *kind = MatmulKind::Linear;
+  else if (op == OpId::mm_out) *kind = MatmulKind::Mm;
+  else if (op == OpId::addmm_out) *kind = MatmulKind::Addmm;
   else return false;
   return true;
 }

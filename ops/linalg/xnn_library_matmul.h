@@ -27,7 +27,7 @@ struct LibMatmul {
 };
 
 // The kind for "aten::linear.out", "aten::mm.out", "aten::addmm.out"; false otherwise.
-bool matmul_kind(const std::string& op, MatmulKind* kind);
+bool matmul_kind(OpId op, MatmulKind* kind);
 
 // One instruction (args: its argument list; fn: its kernel). is_constant tells whether a
 // value is constant for the method's life (data in the mapped file). Sets *candidate when
