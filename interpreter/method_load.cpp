@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "interpreter/method_load.h"
+#include "pte_config.h"
 
 namespace pte {
 
@@ -73,7 +74,9 @@ Status MethodImpl::load(const LoadedProgram& program, int plan_index, const Prog
   L.find_state();
   if (L.fold_constant_permutes() > 0) L.analyze_access();  // folded permutes are no-ops now
   if (options.copies_as_views) L.fold_copy_views();
+#if PTE_LLM_PASSES
   if (options.last_row_of_output_only) L.last_row_logits();
+#endif
   PTE_TRY(L.attach_library_matmuls());
 
   // Threads and scratch before the backends, which may keep the pool.

@@ -176,9 +176,12 @@ class Program {
     // The caller reads only the last row (position) of output 0, e.g. a decoder's
     // logits [1, S, V] after a prefill chunk: when output 0 is a matrix multiply
     // (through views), only its last row is computed; the other rows are undefined.
+    // A build configured with -Dllm_passes=false ignores it (every row is computed).
     bool last_row_of_output_only = false;
     // unsqueeze_copy, clone, alias_copy and expand_copy to the input's own sizes run as
     // views (no bytes moved) where the memory plan allows it; results are the same.
+    // (With -Dllm_passes=true, the default, a KV-cache index_put also writes its cache
+    // in place.)
     bool copies_as_views = true;
     // Inputs the caller binds by pointer to memory it keeps across calls (a KV cache passed
     // as inputs, cache/kv_cache.h) although the file plans them in its arena: set_input

@@ -10,11 +10,13 @@
 
 #include "interpreter/method_load.h"
 #include "ops/prim/copy_view.h"
+#include "pte_config.h"
 
 namespace pte {
 
 using namespace loading;
 
+#if PTE_LLM_PASSES
 // A KV-cache update of the HF exports: T = index_put(B, indices, values) copies the whole
 // cache buffer B, writes the new rows, attention reads T, and copy_(B, T) at the end of
 // the method writes it all back. When nothing else reads B after the index_put and
@@ -61,6 +63,7 @@ void MethodImpl::Load::index_put_into_self(size_t i, bool debug, const std::vect
   ++m.copies_as_views_;
   if (debug) std::fprintf(stderr, "copy view: instruction %zu aten::index_put.out writes into its buffer\n", i);
 }
+#endif  // PTE_LLM_PASSES
 
 // Copies that only re-label bytes become views: unsqueeze_copy, clone, alias_copy and an
 // expand_copy to the input's own static sizes write the input's bytes in the same order.
@@ -198,10 +201,12 @@ void MethodImpl::Load::fold_copy_views() {
     Instr& in = m.instrs_[i];
     if (in.kind != Instr::Kernel || !in.fn) continue;
     const OpId op = m.op_id(in);
+#if PTE_LLM_PASSES
     if (op == OpId::index_put_out && in.nargs == 6) {
       index_put_into_self(i, debug, pinned, writer, range_of, touches, planned_views, last_reader, read_after, move_views);
       continue;
     }
+#endif
     KernelFn fn = nullptr;
     uint32_t nargs = 0;  // the arguments, then the out argument and the return slot (one value)
     if (op == OpId::unsqueeze_copy_out) fn = unsqueeze_as_view, nargs = 4;

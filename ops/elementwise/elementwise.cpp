@@ -359,6 +359,17 @@ bool setup_scalar(KernelContext& ctx, EValue* self, EValue* other, EValue* out_a
   return true;
 }
 
+bool prepare_unary_float(KernelContext& ctx, EValue** args) {
+  Tensor* x = tensor_arg(ctx, args[0], "self");
+  Tensor* out = x ? tensor_arg(ctx, args[1], "out") : nullptr;
+  if (!out) return false;
+  if (!is_known(x->dtype)) return ctx.fail("unsupported dtype %s", dtype_name(x->dtype));
+  if (!is_floating(out->dtype))
+    return ctx.fail("result type %s can't be cast to the desired output type %s",
+                    dtype_name(is_floating(x->dtype) ? x->dtype : DType::Float), dtype_name(out->dtype));
+  return true;
+}
+
 DType prepare_binary(KernelContext& ctx, EValue** args, int out_index, bool scalar_other, const EValue* alpha) {
   Tensor* x = tensor_arg(ctx, args[0], "self");
   if (!x || !tensor_arg(ctx, args[out_index], "out")) return kNoDType;

@@ -551,6 +551,19 @@ bool unary_float(KernelContext& ctx, EValue* self, EValue* out_arg, Op op) {
   return map<float>(ctx, *out, in, op);
 }
 
+// unary_float's load-time step: self and out tensors, self of a known dtype, out
+// floating; all-Float arguments get unary_float_f32<Op> (nothing checked again).
+bool prepare_unary_float(KernelContext& ctx, EValue** args);
+template <class Op>
+bool unary_float_f32(KernelContext& ctx, EValue** args) {
+  Tensor& out = *args[1]->t;
+  const Tensor& x = *args[0]->t;
+  if (!resize_output_like(ctx, out, x)) return false;
+  const Operand in[1] = {operand(x)};
+  Op op;
+  return map<float>(ctx, out, in, op);
+}
+
 // self (Tensor) -> out of the same shape and category, computed in self's compute
 // type.
 template <class Op>

@@ -1,6 +1,7 @@
 // Tests of the binary arithmetic kernels' load-time steps (add, sub, mul, div; Tensor and
 // Scalar overloads): what each refuses at load, which function it picks, and that the
 // specialised float body gives bit-identical results to the generic kernel.
+#include <cstring>
 #include <random>
 
 #include "ops/elementwise/ew_test.h"
@@ -142,4 +143,39 @@ TEST_CASE("prepare: every kernel has its own operator id") {
   }
   CHECK(find_kernel("aten::mm.out")->id == OpId::mm_out);
   CHECK(find_kernel("executorch_prim::et_view.default")->id == OpId::et_view_default);
+}
+
+TEST_CASE("prepare: floating math of one argument on Float picks a float body equal to the generic kernel") {
+  const char* names[] = {"exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "rsqrt", "reciprocal", "sin", "cos",
+                         "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf"};
+  for (const char* n : names) {
+    const std::string name = std::string("aten::") + n + ".out";
+    CAPTURE(name);
+    const KernelDef* k = find_kernel(name.c_str());
+    REQUIRE(k);
+    REQUIRE((k->prepare != nullptr));
+    Harness h;
+    // a transposed [4,6] input (values in [-3, 3]: some outside a domain give the same NaN)
+    EValue* x = h.tensor<float>({4, 6}, random_floats(24, 7), Dynamism::Static, {1, 0});
+    EValue* oa = h.out<float>({1}, 32);
+    EValue* ob = h.out<float>({1}, 32);
+    std::vector<EValue*> a = {x, oa}, b = {x, ob, ob};
+    KernelFn fn = h.prepare(name.c_str(), a);
+    REQUIRE_MESSAGE(static_cast<bool>(fn), h.message);
+    CHECK((fn != k->fn));
+    REQUIRE_MESSAGE(h.run(fn, a), h.message);
+    REQUIRE_MESSAGE(h.run(k->fn, b), h.message);
+    CHECK(Harness::shape(oa) == std::vector<int64_t>{4, 6});
+    const std::vector<float> va = Harness::values<float>(oa), vb = Harness::values<float>(ob);
+    REQUIRE(va.size() == 24);
+    CHECK(std::memcmp(va.data(), vb.data(), va.size() * sizeof(float)) == 0);
+    // int32 in, Float out: the generic kernel; a Long out is refused at load
+    std::vector<EValue*> c = {h.tensor<int32_t>({2}, {1, 2}), h.out<float>({2})};
+    KernelFn g = h.prepare(name.c_str(), c);
+    REQUIRE_MESSAGE(static_cast<bool>(g), h.message);
+    CHECK((g == k->fn));
+    std::vector<EValue*> d = {h.tensor<float>({2}, {1, 2}), h.out<int64_t>({2})};
+    CHECK((h.prepare(name.c_str(), d) == nullptr));
+    CHECK(h.message.find("can't be cast") != std::string::npos);
+  }
 }

@@ -2,7 +2,8 @@
 //        atan,sinh,cosh,tanh,asinh,acosh,atanh,erf}.out(Tensor self, *, Tensor(a!) out)
 //
 // Floating math of one argument, std:: functions in float (double for f64); integer
-// and bool inputs are promoted to float32, and out must be a floating dtype.
+// and bool inputs are promoted to float32, and out must be a floating dtype. Each has a
+// load-time step (ew::prepare_unary_float): all-Float arguments run a float body.
 #include "ops/elementwise/elementwise.h"
 
 namespace pte {
@@ -14,7 +15,11 @@ namespace pte {
     C operator()(C x) const { return expr; }                                                     \
   };                                                                                             \
   }                                                                                              \
-  bool name##_out(KernelContext& ctx, EValue** args) { return ew::unary_float(ctx, args[0], args[1], name##_op{}); }
+  bool name##_out(KernelContext& ctx, EValue** args) { return ew::unary_float(ctx, args[0], args[1], name##_op{}); } \
+  KernelFn name##_out_prepare(KernelContext& ctx, EValue** args) {                               \
+    if (!ew::prepare_unary_float(ctx, args)) return nullptr;                                     \
+    return ew::all_f32({args[0], args[1]}) ? ew::unary_float_f32<name##_op> : name##_out;         \
+  }
 
 // args (each): self, out, return
 PTE_UNARY_FLOAT(exp, std::exp(x))
