@@ -201,7 +201,9 @@ void MethodImpl::Load::fold_copy_views() {
     Instr& in = m.instrs_[i];
     if (in.kind != Instr::Kernel || !in.fn) continue;
     const OpId op = m.op_id(in);
-#if PTE_LLM_PASSES
+#if !PTE_LLM_PASSES
+    (void)read_after;  // only the KV-cache pass reads it
+#else
     if (op == OpId::index_put_out && in.nargs == 6) {
       index_put_into_self(i, debug, pinned, writer, range_of, touches, planned_views, last_reader, read_after, move_views);
       continue;
