@@ -6,12 +6,15 @@
 #      8da4w's operators and XNNPACK nodes) of the core, tokenizer, runners and CLI: programs
 #      inside the selection give the same bytes as the full build, programs outside it are
 #      refused naming what is missing;
-#   3. the size report (scripts/size_report.sh).
-#   scripts/embed_test.sh RELEASE_BUILD_DIR SELECT_BUILD_DIR
+#   3. the size report (scripts/size_report.sh);
+#   4. with CORE_BUILD_DIR: libpte-core alone (no util, tokenizer, LLM library or CLI, and
+#      -Dllm_passes=false), installed, and the C example run_program built against it.
+#   scripts/embed_test.sh RELEASE_BUILD_DIR SELECT_BUILD_DIR [CORE_BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 full="${1:?usage: embed_test.sh RELEASE_BUILD_DIR SELECT_BUILD_DIR}"
 sel="${2:?usage: embed_test.sh RELEASE_BUILD_DIR SELECT_BUILD_DIR}"
+core="${3:-}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 fail() { echo "embed_test: $*" >&2; exit 1; }
@@ -54,3 +57,29 @@ bash scripts/select_check.sh "$full/bin/pte-run" "$sel/bin/pte-run"
 
 # ---- 3. sizes
 bash scripts/size_report.sh "$full" "$sel"
+
+# ---- 4. the core library alone
+if [ -n "$core" ]; then
+  if [ ! -f "$core/build.ninja" ]; then
+    meson setup "$core" -Dbuildtype=release -Dxnnpack=enabled -Dllm_passes=false -Dllm=false -Dtokenizer=false \
+      -Dutils=false -Dcli=false -Dtests=false -Dbench=false -Dimage=disabled -Dserver=disabled >/dev/null
+  fi
+  ninja -C "$core" >/dev/null
+  meson install -C "$core" --destdir "$work/core-stage" >/dev/null
+  pc=$(find "$work/core-stage" -name pte-run.pc | head -n 1)
+  [ -n "$pc" ] || fail "the core-only install wrote no pte-run.pc"
+  clib=$(dirname "$(dirname "$pc")")
+  for l in libpte-llm.a libpte-util.a libpte-tokenizer.a; do
+    [ ! -e "$clib/$l" ] || fail "the core-only install has $l"
+  done
+  mkdir -p "$work/core"
+  export PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$work/core-stage"
+  cc -std=c99 -Wall -Wextra -Werror $(pkg-config --cflags pte-run) examples/c/run_program.c -o "$work/core/run_program" \
+    $(pkg-config --libs pte-run)
+  cc -std=c99 $(pkg-config --cflags pte-run) examples/c/run_program.c -o "$work/core/run_program-static" \
+    -Wl,-Bstatic $(pkg-config --libs-only-l pte-run) -Wl,-Bdynamic \
+    $(pkg-config --static --libs-only-other --libs-only-L pte-run) \
+    $(pkg-config --static --libs-only-l pte-run | tr ' ' '\n' | grep -v '^-lpte-' | tr '\n' ' ')
+  LD_LIBRARY_PATH="$clib" bash examples/c/check.sh "$work/core" >/dev/null
+  echo "embed: libpte-core alone (-Dllm_passes=false, no other library): run_program built against it and ran (shared and static)"
+fi

@@ -101,8 +101,9 @@ run_config release -Dbuildtype=release -Dxnnpack=enabled
 stage_done release
 run_config noxnnpack -Dbuildtype=release -Dxnnpack=disabled
 stage_done noxnnpack
-# install + the C example out of tree with pkg-config, the selective build, the size report
-bash scripts/embed_test.sh build-test-release build-test-select
+# install + the C example out of tree with pkg-config, the selective build, the size report,
+# libpte-core alone with the C example
+bash scripts/embed_test.sh build-test-release build-test-select build-test-core
 stage_done embedding
 # The sanitizer run (-O0) is ~50x slower than release: it takes every second file of the
 # loader's damaged-file sweep (release runs them all; the fuzz stage adds random damage).

@@ -370,6 +370,14 @@ bool prepare_unary_float(KernelContext& ctx, EValue** args) {
   return true;
 }
 
+bool prepare_unary_activation(KernelContext& ctx, EValue** args) {
+  Tensor* x = tensor_arg(ctx, args[0], "self");
+  Tensor* out = x ? tensor_arg(ctx, args[1], "out") : nullptr;
+  if (!out) return false;
+  if (!is_floating(x->dtype)) return ctx.fail("input dtype %s is not supported (floating dtypes only)", dtype_name(x->dtype));
+  return check_cast(ctx, x->dtype, *out);
+}
+
 DType prepare_binary(KernelContext& ctx, EValue** args, int out_index, bool scalar_other, const EValue* alpha) {
   Tensor* x = tensor_arg(ctx, args[0], "self");
   if (!x || !tensor_arg(ctx, args[out_index], "out")) return kNoDType;

@@ -554,6 +554,8 @@ bool unary_float(KernelContext& ctx, EValue* self, EValue* out_arg, Op op) {
 // unary_float's load-time step: self and out tensors, self of a known dtype, out
 // floating; all-Float arguments get unary_float_f32<Op> (nothing checked again).
 bool prepare_unary_float(KernelContext& ctx, EValue** args);
+// unary_activation's: self floating, out able to hold it.
+bool prepare_unary_activation(KernelContext& ctx, EValue** args);
 template <class Op>
 bool unary_float_f32(KernelContext& ctx, EValue** args) {
   Tensor& out = *args[1]->t;

@@ -21,4 +21,10 @@ struct Sigmoid {
 // args: self, out, return
 bool sigmoid_out(KernelContext& ctx, EValue** args) { return ew::unary_float(ctx, args[0], args[1], Sigmoid{}); }
 
+// load-time step: all-Float arguments run a float body that checks nothing again
+KernelFn sigmoid_out_prepare(KernelContext& ctx, EValue** args) {
+  if (!ew::prepare_unary_float(ctx, args)) return nullptr;
+  return ew::all_f32({args[0], args[1]}) ? ew::unary_float_f32<Sigmoid> : sigmoid_out;
+}
+
 }  // namespace pte
