@@ -5,7 +5,8 @@
 #   2. a selective build (-Dselect_ops=fixtures/select/smollm2_8da4w.txt: SmolLM2-135M
 #      8da4w's operators and XNNPACK nodes) of the core, tokenizer, runners and CLI: programs
 #      inside the selection give the same bytes as the full build, programs outside it are
-#      refused naming what is missing;
+#      refused naming what is missing; the selection given as .pte paths configures the
+#      same kernel table;
 #   3. the size report (scripts/size_report.sh);
 #   4. with CORE_BUILD_DIR: libpte-core alone (no util, tokenizer, LLM library or CLI, and
 #      -Dllm_passes=false), installed, and the C example run_program built against it.
@@ -54,6 +55,20 @@ if [ ! -f "$sel/build.ninja" ]; then
 fi
 ninja -C "$sel" bin/pte-run >/dev/null
 bash scripts/select_check.sh "$full/bin/pte-run" "$sel/bin/pte-run"
+# the same selection given as .pte paths: meson lists them with a built pte-run at configure
+# time (configured, not built: the tables must equal what --ops-list prints)
+ptes="fixtures/data/llama_custom_sdpa/model.pte,fixtures/data/qlinear_8da4w_xnnpack/model.pte"
+meson setup "$work/sel-pte" -Dselect_ops="$ptes" -Dselect_ops_tool="$PWD/$full/bin/pte-run" -Dxnnpack=disabled \
+  -Dimage=disabled -Dserver=disabled -Dtests=false -Dbench=false >/dev/null
+want=$("$full/bin/pte-run" info --ops-list ${ptes//,/ } | grep -v '^#' | grep -v Backend | sort)
+got=$(sed -nE 's/^PTE_KERNEL\("([^"]+)".*/\1/p' "$work/sel-pte/ops/selected_ops.def" | sort)
+[ -n "$want" ] && [ "$want" = "$got" ] || fail "-Dselect_ops=.pte paths: kernel table [$got], --ops-list [$want]"
+if meson setup "$work/sel-pte-bad" -Dselect_ops="$ptes" -Dselect_ops_tool=/nonexistent/pte-run -Dtests=false \
+  >"$work/bad.log" 2>&1; then
+  fail "-Dselect_ops=.pte paths without a pte-run configured"
+fi
+grep -q 'select_ops_tool' "$work/bad.log" || fail "-Dselect_ops=.pte paths without a pte-run: no hint in $(tail -n 3 "$work/bad.log")"
+echo "embed: -Dselect_ops as .pte paths gives the kernel table --ops-list names ($(wc -l <<<"$got") kernels)"
 
 # ---- 3. sizes
 bash scripts/size_report.sh "$full" "$sel"
