@@ -48,6 +48,12 @@ bool read_int_list(KernelContext& ctx, const EValue* v, const char* what, int64_
 // A tensor argument or null for None (fails if neither).
 bool optional_tensor(KernelContext& ctx, const EValue* v, const char* what, const Tensor** out);
 
+// The load-time step of the matmul kernels (KernelPrepareFn, ops/kernel.h): arguments
+// `idx` (n of them, named `names`) are tensors of one dtype that run_matmul computes, and
+// the first two have ranks rank_a (-1: >= 1) and rank_b; false after failing the context.
+bool prepare_matmul(KernelContext& ctx, EValue** args, const int* idx, const char* const* names, int n, int rank_a,
+                    int rank_b, const char* op);
+
 // Strided element access by coordinates of a rank-4 (n, c, h, w) view of `t`,
 // whatever its dim order (rank 3 tensors are (c, h, w) with n = 1).
 struct View4 {

@@ -25,25 +25,25 @@ bool collapse_rows(const Tensor& t, int nlead, int64_t* rs) {
   return true;
 }
 
-}  // namespace
-
-bool linear_out(KernelContext& ctx, EValue** args) {
-  if (!expect_tag(ctx, args[0], Tag::Tensor, "input") || !expect_tag(ctx, args[1], Tag::Tensor, "weight") ||
-      !expect_tag(ctx, args[3], Tag::Tensor, "out"))
-    return false;
+// Argument kinds, ranks and dtypes (input, weight, out, and bias when present).
+bool linear_check(KernelContext& ctx, EValue** args) {
   const Tensor* bias = nullptr;
   if (!linalg::optional_tensor(ctx, args[2], "bias", &bias)) return false;
+  static const int with_bias[4] = {0, 1, 3, 2}, without[3] = {0, 1, 3};
+  static const char* const names[4] = {"input", "weight", "out", "bias"};
+  return linalg::prepare_matmul(ctx, args, bias ? with_bias : without, names, bias ? 4 : 3, -1, 2, "linear");
+}
+
+// After linear_check (per call, or once at load).
+bool linear_checked_out(KernelContext& ctx, EValue** args) {
+  const Tensor* bias = args[2]->tag == Tag::Tensor ? args[2]->t : nullptr;
   const Tensor& x = *args[0]->t;
   const Tensor& w = *args[1]->t;
   Tensor& out = *args[3]->t;
-  if (x.dim < 1 || w.dim != 2) return ctx.fail("linear: expected input of rank >= 1 and a 2-D weight, got %d-D and %d-D", x.dim, w.dim);
   const int64_t K = x.sizes[x.dim - 1], N = w.sizes[0];
   if (w.sizes[1] != K)
     return ctx.fail("linear: input features %lld do not match weight [%lld,%lld]", (long long)K, (long long)w.sizes[0],
                     (long long)w.sizes[1]);
-  if (x.dtype != w.dtype || x.dtype != out.dtype || (bias && bias->dtype != out.dtype))
-    return ctx.fail("linear: dtypes differ (input %s, weight %s, bias %s, out %s)", dtype_name(x.dtype),
-                    dtype_name(w.dtype), bias ? dtype_name(bias->dtype) : "none", dtype_name(out.dtype));
   if (bias && !(bias->numel() == N || bias->numel() == 1) )
     return ctx.fail("linear: bias has %lld elements, expected %lld", (long long)bias->numel(), (long long)N);
   int64_t sizes[kMaxDims];
@@ -91,5 +91,12 @@ bool linear_out(KernelContext& ctx, EValue** args) {
   }
   return true;
 }
+
+}  // namespace
+
+bool linear_out(KernelContext& ctx, EValue** args) { return linear_check(ctx, args) && linear_checked_out(ctx, args); }
+
+// load-time step: kinds, ranks and dtypes once; then only shapes are checked per call
+KernelFn linear_out_prepare(KernelContext& ctx, EValue** args) { return linear_check(ctx, args) ? linear_checked_out : nullptr; }
 
 }  // namespace pte

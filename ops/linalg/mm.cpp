@@ -3,6 +3,7 @@
 // mm_last_row_out: the same checks and output shape, but only row M-1 is computed
 // (the loader substitutes it for the logits of a decoder when asked, see
 // Program::MethodOptions::last_row_of_output_only).
+#include "ops/linalg/linalg_util.h"
 #include "ops/linalg/matmul.h"
 #include "ops/util.h"
 
@@ -10,20 +11,17 @@ namespace pte {
 
 namespace {
 
-bool mm_rows(KernelContext& ctx, EValue** args, bool last_row_only) {
-  if (!expect_tag(ctx, args[0], Tag::Tensor, "self") || !expect_tag(ctx, args[1], Tag::Tensor, "mat2") ||
-      !expect_tag(ctx, args[2], Tag::Tensor, "out"))
-    return false;
+const int kArgs[3] = {0, 1, 2};
+const char* const kNames[3] = {"self", "mat2", "out"};
+
+// After the argument kinds, ranks and dtypes are checked (by mm_rows or at load).
+bool mm_body(KernelContext& ctx, EValue** args, bool last_row_only) {
   const Tensor& a = *args[0]->t;
   const Tensor& b = *args[1]->t;
   Tensor& out = *args[2]->t;
-  if (a.dim != 2 || b.dim != 2) return ctx.fail("mm: expected 2-D tensors, got %d-D and %d-D", a.dim, b.dim);
   if (a.sizes[1] != b.sizes[0])
     return ctx.fail("mm: shapes [%lld,%lld] and [%lld,%lld] cannot be multiplied", (long long)a.sizes[0],
                     (long long)a.sizes[1], (long long)b.sizes[0], (long long)b.sizes[1]);
-  if (a.dtype != b.dtype || a.dtype != out.dtype)
-    return ctx.fail("mm: dtypes differ (self %s, mat2 %s, out %s)", dtype_name(a.dtype), dtype_name(b.dtype),
-                    dtype_name(out.dtype));
   const int64_t sizes[2] = {a.sizes[0], b.sizes[1]};
   if (!resize_output(ctx, out, sizes, 2)) return false;
   linalg::MatmulDesc d;
@@ -40,7 +38,19 @@ bool mm_rows(KernelContext& ctx, EValue** args, bool last_row_only) {
   return linalg::run_matmul(ctx, a.dtype, d, "mm");
 }
 
+bool mm_rows(KernelContext& ctx, EValue** args, bool last_row_only) {
+  if (!linalg::prepare_matmul(ctx, args, kArgs, kNames, 3, 2, 2, "mm")) return false;
+  return mm_body(ctx, args, last_row_only);
+}
+
+bool mm_checked_out(KernelContext& ctx, EValue** args) { return mm_body(ctx, args, false); }
+
 }  // namespace
+
+// load-time step: kinds, ranks and dtypes once; then only shapes are checked per call
+KernelFn mm_out_prepare(KernelContext& ctx, EValue** args) {
+  return linalg::prepare_matmul(ctx, args, kArgs, kNames, 3, 2, 2, "mm") ? mm_checked_out : nullptr;
+}
 
 bool mm_out(KernelContext& ctx, EValue** args) { return mm_rows(ctx, args, false); }
 
