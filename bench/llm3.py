@@ -170,7 +170,10 @@ def measure_et(pte, et_tok, prompts, n_new, threads, raw):
             "process_peak_rss_kb": r["maxrss_kb"]}
 
 
-LOAD_RE = re.compile(r"load time\s*=\s*([0-9.]+)\s*ms")
+# llama.cpp's own load time: from the start of the model load to the end of its first
+# evaluation (the warm-up run llama-completion does by default); the sampler prints a
+# "load time" line of its own, hence the function name
+LOAD_RE = re.compile(r"llama_perf_context_print:\s+load time\s*=\s*([0-9.]+)\s*ms")
 
 
 def measure_llama(gguf, prompts, n_new, threads, raw, decode_ctx):

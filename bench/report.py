@@ -363,7 +363,7 @@ def write_llm3(md, res, outdir):
               "pte-run's CLI (`pte-run MODEL.pte --prompt-file F -n N --ignore-eos --json --threads T`, a process per "
               "prompt); ExecuTorch's C++ `TextLLMRunner` (one process per repetition and thread count, one `generate` "
               "per prompt); llama.cpp's `llama-bench` for prefill and decode (`-p S -n 0`, `-p 0 -n N -d C`) and "
-              "`llama-completion` for load time and peak RSS. Decode at context C: the N new tokens after a C-token "
+              "`llama-completion` for load time (its own figure, which ends with its warm-up evaluation) and peak RSS. Decode at context C: the N new tokens after a C-token "
               "prompt (llama-bench: N tokens at depth C, without sampling). Each cell is the median over repetitions "
               "at the runtime's better thread count (`tN`); the ratio columns are pte-run / the other runtime "
               "(> 1 is better for tokens/s, < 1 for ms and MiB).\n")
