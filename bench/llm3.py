@@ -32,8 +32,10 @@ CTX_DIR = os.environ.get("SMOLLM2_CTX_DIR", os.path.join(ROOT, "models", "smollm
 PEERS_DIR = os.environ.get("PEERS_DIR", os.path.join(ROOT, "models", "peers"))
 LLAMA_BIN = os.path.join(PEERS_DIR, "llama.cpp-build", "bin")
 
-# (name, .pte file, GGUF type of the llama.cpp peer)
-PAIRS = [("8da4w", "smollm2_xnnpack_8da4w.pte", "Q4_1"), ("fp32", "smollm2_xnnpack.pte", "F32")]
+# (name, .pte file, GGUF type of the llama.cpp peer); Q8_0 has no .pte counterpart here
+# (llama.cpp alone, for reference)
+PAIRS = [("8da4w", "smollm2_xnnpack_8da4w.pte", "Q4_1"), ("fp32", "smollm2_xnnpack.pte", "F32"),
+         ("q8_0", None, "Q8_0")]
 DECODE_CTX = [16, 128, 512, 2048]
 PREFILL = [16, 150, 512]
 LOAD_PROMPT = 16  # load time and peak RSS come from the run with this prompt length
@@ -54,6 +56,8 @@ def shown(path):
 
 
 def find_pte(fname):
+    if not fname:
+        return None
     for d in (CTX_DIR, SMOL_DIR):
         p = os.path.join(d, fname)
         if os.path.exists(p):
@@ -238,7 +242,7 @@ def run(args, log, raw_dir, program_info, et_tokenizer):
     for name, fname, qtype in PAIRS:
         pte, gguf = find_pte(fname), find_gguf(qtype)
         if not pte and not gguf:
-            log(f"llm3/{name}: neither {fname} nor a {qtype} GGUF present, skipped")
+            log(f"llm3/{name}: neither {fname or 'a .pte'} nor a {qtype} GGUF present, skipped")
             continue
         max_ctx = program_info(pte)[1] if pte else 0
         # a prompt fits when it and the new tokens stay inside the .pte's cache

@@ -398,8 +398,11 @@ def write_llm3(md, res, outdir):
         md.append("")
         plot = {}
         for name, v in r["variants"].items():
-            md.append(f"#### {name}: `{v.get('pte') or '-'}` (context {v.get('max_context') or '?'}) against "
-                      f"`{v.get('gguf') or '-'}`\n")
+            if v.get("pte"):
+                md.append(f"#### {name}: `{v['pte']}` (context {v.get('max_context') or '?'}) against "
+                          f"`{v.get('gguf') or '-'}`\n")
+            else:
+                md.append(f"#### {name}: llama.cpp alone, `{v.get('gguf') or '-'}` (no .pte counterpart)\n")
             if v.get("skipped_prompts"):
                 md.append(f"Prompts of {', '.join(map(str, v['skipped_prompts']))} tokens do not fit the .pte's cache: "
                           "its cells are empty there.\n")
