@@ -174,10 +174,17 @@ def measure_et(pte, et_tok, prompts, n_new, threads, raw):
             "process_peak_rss_kb": r["maxrss_kb"]}
 
 
-# llama.cpp's own load time: from the start of the model load to the end of its first
-# evaluation (the warm-up run llama-completion does by default); the sampler prints a
-# "load time" line of its own, hence the function name
-LOAD_RE = re.compile(r"llama_perf_context_print:\s+load time\s*=\s*([0-9.]+)\s*ms")
+# llama.cpp's own load time (the context's t_load_ms, printed by common_perf_print, or by
+# llama_perf_context_print in other versions): from the start of the model load to the end
+# of its first evaluation, the warm-up run llama-completion does by default
+LOAD_RE = re.compile(r"(?:common_perf_print|llama_perf_context_print):\s+load time\s*=\s*([0-9.]+)\s*ms")
+
+
+# llama.cpp 0c1e57098 built with GGML_NATIVE on an AMX machine (this VM: amx_int8/amx_tile)
+# crashes (SIGSEGV in ggml_backend_amx_mul_mat) on the first matrix multiply when its
+# extra weight buffers (AMX, repacked layouts) are on, the default: they are turned off.
+LLAMA_BENCH_FLAGS = ["--repack", "0"]
+LLAMA_COMPLETION_FLAGS = ["--no-repack"]
 
 
 def measure_llama(gguf, prompts, n_new, threads, raw, decode_ctx):
@@ -187,7 +194,7 @@ def measure_llama(gguf, prompts, n_new, threads, raw, decode_ctx):
     jobs = [("prefill", ["-p", ",".join(map(str, pp)), "-n", "0"]),
             ("decode", ["-p", "0", "-n", str(n_new), "-d", ",".join(map(str, decode_ctx))])]
     for kind, a in jobs:
-        r = run_proc([bench, "-m", gguf, "-t", str(threads), "-r", "1", "-o", "json"] + a, 3600, raw)
+        r = run_proc([bench, "-m", gguf, "-t", str(threads), "-r", "1", "-o", "json"] + LLAMA_BENCH_FLAGS + a, 3600, raw)
         try:
             tests = json.loads(r["out"])
         except json.JSONDecodeError:
@@ -204,7 +211,7 @@ def measure_llama(gguf, prompts, n_new, threads, raw, decode_ctx):
     # load time and peak RSS: the completion tool, a short prompt, the same new tokens
     comp = os.path.join(LLAMA_BIN, "llama-completion")
     r = run_proc([comp, "-m", gguf, "-f", prompts[LOAD_PROMPT]["file"], "-n", str(n_new), "-t", str(threads),
-                  "--temp", "0", "--ignore-eos", "-no-cnv", "--no-display-prompt"], 600, raw)
+                  "--temp", "0", "--ignore-eos", "-no-cnv", "--no-display-prompt"] + LLAMA_COMPLETION_FLAGS, 600, raw)
     m = LOAD_RE.search(r["err"])
     if r["rc"] != 0 or not m:
         res["load_error"] = f"llama-completion: {err_line(r)}"
