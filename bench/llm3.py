@@ -254,7 +254,7 @@ def run(args, log, raw_dir, program_info, et_tokenizer):
         max_ctx = program_info(pte)[1] if pte else 0
         # a prompt fits when it and the new tokens stay inside the .pte's cache
         fit = {L: p for L, p in prompts.items() if not max_ctx or p["tokens"] + n_new + 1 < max_ctx}
-        out["variants"][name] = {"pte": shown(pte) if pte else None, "gguf": shown(gguf) if gguf else None,
+        out["variants"][name] = {"pte": shown(pte) if pte else None, "pte_file": fname, "gguf": shown(gguf) if gguf else None,
                                  "gguf_type": qtype, "max_context": max_ctx, "runs": {"pte": {}, "et": {}, "llama": {}},
                                  "skipped_prompts": sorted(set(prompts) - set(fit))}
         plan.append((name, pte, gguf, fit))

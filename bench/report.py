@@ -328,6 +328,8 @@ def llm3_values(res, who, metric, arg):
             if r.get("L") == arg and r.get(key):
                 return r[key]
         return None
+    if metric == "rss_over_base" and who != "et":
+        return None  # only the ExecuTorch process carries Python and torch
     if who == "llama":
         x = res.get("load_ms" if metric == "load" else "peak_rss_kb")
         return None if x is None else (x if metric == "load" else x / 1024)
@@ -401,6 +403,9 @@ def write_llm3(md, res, outdir):
             if v.get("pte"):
                 md.append(f"#### {name}: `{v['pte']}` (context {v.get('max_context') or '?'}) against "
                           f"`{v.get('gguf') or '-'}`\n")
+            elif v.get("pte_file"):
+                md.append(f"#### {name}: `{v['pte_file']}` not present (bench/README.md says how to make it); "
+                          f"llama.cpp alone, `{v.get('gguf') or '-'}`\n")
             else:
                 md.append(f"#### {name}: llama.cpp alone, `{v.get('gguf') or '-'}` (no .pte counterpart)\n")
             if v.get("skipped_prompts"):
@@ -423,7 +428,8 @@ def write_llm3(md, res, outdir):
                     else:
                         cells.append("-")
                     if metric == "decode" and b:
-                        plot.setdefault((name, who), []).append((arg, b[0].med))
+                        lab = f"llama.cpp {v.get('gguf_type')}" if who == "llama" else f"{dict(LLM3_WHO)[who]} {name}"
+                        plot.setdefault(lab, {"who": who, "pts": []})["pts"].append((arg, b[0].med))
                 if metric == "rss_over_base" and "et" not in meds:
                     continue
                 ratios = []
@@ -453,10 +459,9 @@ def write_llm3(md, res, outdir):
 
                 fig, ax = plt.subplots(figsize=(7, 4.5))
                 styles = {"pte": "-", "et": "--", "llama": ":"}
-                names = dict(LLM3_WHO)
-                for (vname, who), pts in sorted(plot.items()):
-                    ax.plot([p for p, _ in pts], [y for _, y in pts], marker="o", linestyle=styles[who],
-                            label=f"{names[who]} {vname}")
+                for lab, c in sorted(plot.items()):
+                    ax.plot([p for p, _ in c["pts"]], [y for _, y in c["pts"]], marker="o",
+                            linestyle=styles[c["who"]], label=lab)
                 ax.set_xscale("log", base=2)
                 ax.set_xlabel("context (tokens in the KV cache)")
                 ax.set_ylabel("decode tokens/s (median, better thread count)")
