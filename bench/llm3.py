@@ -153,14 +153,15 @@ def measure_pte(pte, tok, prompts, n_new, threads, raw):
     return {"ok": True, "runs": runs}
 
 
-def measure_et(pte, et_tok, prompts, n_new, threads, raw):
+def measure_et(pte, et_tok, prompts, n_new, threads, raw, timeout=3600):
     files = sum((["--prompt-file", pf["file"]] for L, pf in sorted(prompts.items())), [])
     r = run_proc([sys.executable, ET_WORKER, "runner", pte, "--tokenizer", et_tok, "--max-new-tokens", str(n_new),
-                  "--threads", str(threads)] + files, 3600, raw)
+                  "--threads", str(threads)] + files, timeout, raw)
     try:
         j = json.loads(r["out"].strip().splitlines()[-1])
     except (json.JSONDecodeError, IndexError):
-        return {"ok": False, "error": f"ExecuTorch: {err_line(r)}"}
+        why = f"timed out after {timeout} s" if r["rc"] == -9 else err_line(r)
+        return {"ok": False, "error": f"ExecuTorch: {why}"}
     if not j.get("ok"):
         return {"ok": False, "error": f"ExecuTorch: {j.get('error')}"}
     runs = []
@@ -274,7 +275,7 @@ def run(args, log, raw_dir, program_info, et_tokenizer):
                     elif who == "et":
                         if not pte:
                             continue
-                        r = measure_et(pte, et_tok, fit, n_new, t, raw)
+                        r = measure_et(pte, et_tok, fit, n_new, t, raw, 900 if args.quick else 3600)
                     else:
                         if not gguf or not have_llama:
                             continue
