@@ -303,8 +303,19 @@ class BackgroundLoad:
     def __init__(self):
         cpus = sorted(os.sched_getaffinity(0))
         self.cpu = cpus[-1]
-        self.p = subprocess.Popen([sys.executable, "-c", "while True: pass"],
-                                  preexec_fn=lambda: os.sched_setaffinity(0, {self.cpu}))
+        def pin_and_tie():
+            os.sched_setaffinity(0, {self.cpu})
+            try:  # dies with the driver, whatever way the driver ends (PR_SET_PDEATHSIG, SIGKILL)
+                import ctypes
+
+                ctypes.CDLL(None, use_errno=True).prctl(1, 9, 0, 0, 0)
+            except Exception:
+                pass
+
+        self.p = subprocess.Popen([sys.executable, "-c", "while True: pass"], preexec_fn=pin_and_tie)
+        import atexit
+
+        atexit.register(self.stop)
         self.desc = f"one busy-loop process pinned to CPU {self.cpu} (of {len(cpus)})"
 
     def stop(self):
