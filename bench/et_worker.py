@@ -6,6 +6,11 @@ Prints one JSON object; run by bench/run_bench.py in its own process (peak RSS).
   et_worker.py llm MODEL.pte [--method M] [--prefill S] [--positions P,...] [--steps K] [--reps N]
   et_worker.py generate MODEL.pte --prompt TEXT --tokenizer tokenizer.json [--max-new-tokens N]
       ExecuTorch's own LLM runner (executorch.extension.llm.runner.TextLLMRunner), greedy.
+  et_worker.py runner MODEL.pte --tokenizer tokenizer.json --prompt-file F [--prompt-file F]...
+      [--max-new-tokens N] [--threads T]
+      The same runner, one process: loads once, then generates from each prompt file in
+      turn (reset between them); per prompt: prefill and decode times, and the peak RSS
+      after it. --threads resets ExecuTorch's shared thread pool (0: its default).
 """
 import argparse
 import json
@@ -65,9 +70,48 @@ def generate(a):
                       "text": "".join(text)})
 
 
+def runner_prompts(a):
+    """TextLLMRunner over several prompts in one process (bench/llm3.py)."""
+    from executorch.extension.llm.runner import GenerationConfig, TextLLMRunner
+
+    register_llm_custom_ops()
+    from executorch.extension.pybindings import portable_lib as pl
+
+    if a.threads > 0:  # the runner and the bindings share libexecutorch_threadpool's pool
+        pl._unsafe_reset_threadpool(a.threads)
+    base_rss = peak_rss_kb()
+    t0 = now_ms()
+    runner = TextLLMRunner(a.model, a.tokenizer)
+    ctor_ms = now_ms() - t0
+    runs = []
+    for i, path in enumerate(a.prompt_file):
+        with open(path) as f:
+            prompt = f.read()
+        if i:
+            runner.reset()
+        stats = {}
+
+        def on_stats(s):
+            stats.update(load=s.model_load_end_ms - s.model_load_start_ms, start=s.inference_start_ms,
+                         prompt_end=s.prompt_eval_end_ms, first=s.first_token_ms, end=s.inference_end_ms,
+                         prompt_tokens=s.num_prompt_tokens, generated=s.num_generated_tokens)
+
+        cfg = GenerationConfig(echo=False, max_new_tokens=a.max_new_tokens, temperature=0.0)
+        runner.generate(prompt, cfg, token_callback=lambda t: None, stats_callback=on_stats)
+        if not stats:
+            raise RuntimeError("the runner reported no statistics")
+        runs.append({"prompt_file": os.path.basename(path), "load_ms": ctor_ms + stats["load"] if i == 0 else None,
+                     "prefill_ms": stats["prompt_end"] - stats["start"], "decode_ms": stats["end"] - stats["prompt_end"],
+                     "ttft_ms": stats["first"] - stats["start"], "prompt_tokens": stats["prompt_tokens"],
+                     "generated_tokens": stats["generated"], "peak_rss_kb": peak_rss_kb()})
+    return {"ok": True, "runtime": "executorch", "runner": "TextLLMRunner", "threads": pl._threadpool_get_thread_count(),
+            "base_rss_kb": base_rss, "load_ms": runs[0]["load_ms"] if runs else ctor_ms, "runs": runs,
+            "peak_rss_kb": peak_rss_kb()}
+
+
 def run(argv):
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["forward", "llm", "generate"])
+    ap.add_argument("mode", choices=["forward", "llm", "generate", "runner"])
     ap.add_argument("model")
     ap.add_argument("--method", default="forward")
     ap.add_argument("--input", action="append", default=[])
@@ -80,9 +124,13 @@ def run(argv):
     ap.add_argument("--prompt", default="")
     ap.add_argument("--tokenizer", default="")
     ap.add_argument("--max-new-tokens", type=int, default=64)
+    ap.add_argument("--prompt-file", action="append", default=[])
+    ap.add_argument("--threads", type=int, default=0)
     a = ap.parse_args(argv)
     if a.mode == "generate":
         return generate(a)
+    if a.mode == "runner":
+        return runner_prompts(a)
 
     import numpy as np
     import torch
@@ -176,6 +224,10 @@ if __name__ == "__main__":
             if line.strip():
                 print(json.dumps(run_safe(json.loads(line))), file=proto, flush=True)
     else:
+        # as in serve: the runtime's C++ prints (the runner's text and stats) go to stderr,
+        # so its buffered stdout can never land after the JSON line
+        proto = os.fdopen(os.dup(1), "w")
+        os.dup2(2, 1)
         res = run_safe(sys.argv[1:])
-        print(json.dumps(res))
+        print(json.dumps(res), file=proto, flush=True)
         sys.exit(0 if res.get("ok") else 2)

@@ -307,8 +307,174 @@ def write(res, outdir):
         except ImportError:
             md.append("(matplotlib missing: `pip install -r bench/requirements.txt` for the plot)\n")
 
+    if res.get("llm3"):
+        write_llm3(md, res, outdir)
+
     with open(os.path.join(outdir, "results.md"), "w") as f:
         f.write("\n".join(md) + "\n")
+
+
+LLM3_WHO = (("pte", "pte-run CLI"), ("et", "ExecuTorch TextLLMRunner"), ("llama", "llama.cpp"))
+
+
+def llm3_values(res, who, metric, arg):
+    """One repetition's figure of a runtime for a metric, or None."""
+    if not res.get("ok"):
+        return None
+    runs = res.get("runs", [])
+    if metric in ("decode", "prefill"):
+        key = f"{metric}_tps"
+        for r in runs:
+            if r.get("L") == arg and r.get(key):
+                return r[key]
+        return None
+    if metric == "rss_over_base" and who != "et":
+        return None  # only the ExecuTorch process carries Python and torch
+    if who == "llama":
+        x = res.get("load_ms" if metric == "load" else "peak_rss_kb")
+        return None if x is None else (x if metric == "load" else x / 1024)
+    first = min(runs, key=lambda r: r["L"]) if runs else None  # the shortest prompt's run
+    if not first:
+        return None
+    if metric == "load":
+        return first.get("load_ms") if who == "pte" else res["runs"][0].get("load_ms")
+    rss = first.get("peak_rss_kb")
+    if rss is None:
+        return None
+    if metric == "rss_over_base":
+        return (rss - res.get("base_rss_kb", 0)) / 1024 if who == "et" else None
+    return rss / 1024
+
+
+def llm3_best(v, who, metric, arg):
+    """(Stat, thread count) at the thread count with the better median."""
+    best = None
+    for t, reps in sorted(v["runs"].get(who, {}).items(), key=lambda kv: int(kv[0])):
+        st = Stat([llm3_values(r, who, metric, arg) for r in reps])
+        if not st.ok:
+            continue
+        higher = metric in ("decode", "prefill")
+        if best is None or (st.med > best[0].med if higher else st.med < best[0].med):
+            best = (st, int(t))
+    return best
+
+
+def write_llm3(md, res, outdir):
+    md.append("## SmolLM2-135M end to end: pte-run, ExecuTorch's LLM runner and llama.cpp (`--only llm3`)\n")
+    md.append("Each runtime as a user runs it, one interleaved run per load state (bench/llm3.py, bench/README.md): "
+              "pte-run's CLI (`pte-run MODEL.pte --prompt-file F -n N --ignore-eos --json --threads T`, a process per "
+              "prompt); ExecuTorch's C++ `TextLLMRunner` (one process per repetition and thread count, one `generate` "
+              "per prompt); llama.cpp's `llama-bench` for prefill and decode (`-p S -n 0`, `-p 0 -n N -d C`) and "
+              "`llama-completion` for load time (its own figure, which ends with its warm-up evaluation) and peak RSS. Decode at context C: the N new tokens after a C-token "
+              "prompt (llama-bench: N tokens at depth C, without sampling). Each cell is the median over repetitions "
+              "at the runtime's better thread count (`tN`); the ratio columns are pte-run / the other runtime "
+              "(> 1 is better for tokens/s, < 1 for ms and MiB).\n")
+    for mode in ("idle", "loaded"):
+        r = res["llm3"].get(mode)
+        if not r:
+            continue
+        if r.get("error"):
+            md.append(f"### {mode}: not run ({r['error']})\n")
+            continue
+        la0, la1, dur = r.get("loadavg_start"), r.get("loadavg_end"), r.get("loadavg_1min_during")
+        title = "no background load" if mode == "idle" else "with a background load"
+        md.append(f"### {title}: run {r['started']} to {r.get('finished', '?')}\n")
+        if r.get("quick"):
+            md.append("**Smoke run** (`--quick`: one repetition, 16 new tokens) on a machine shared with builds and "
+                      "tests: it shows that the harness runs end to end; its figures are contended and say nothing "
+                      "about how the runtimes compare.\n")
+        state = [f"- Machine state: load average (1/5/15 min) {la0[0]:.1f}/{la0[1]:.1f}/{la0[2]:.1f} at the start"]
+        if la1:
+            state[0] += f", {la1[0]:.1f}/{la1[1]:.1f}/{la1[2]:.1f} at the end"
+        if dur:
+            state[0] += f"; 1-minute load average between {dur[0]:.1f} and {dur[1]:.1f} during the measurements"
+        state.append(f"- Background load: {r.get('background_load') or 'none started by the harness'}")
+        state.append(f"- {r['reps']} repetition(s), threads tried {', '.join(map(str, r['threads']))}, "
+                     f"{r['new_tokens']} new tokens per generation; prompt lengths (tokenizer count) "
+                     + ", ".join(f"{k}" for k in r.get("prompt_tokens", {}).values()))
+        if r.get("llama_cpp_commit"):
+            state.append(f"- llama.cpp {r['llama_cpp_commit']} (vendored by llama-cpp-python 0.3.36, built by "
+                         "bench/peers/llama_cpp.sh: Release, native CPU, CPU backend only); its KV cache is f16 "
+                         "(the default), the .pte files' caches are fp32")
+        md.extend(state)
+        md.append("")
+        plot = {}
+        for name, v in r["variants"].items():
+            if v.get("pte"):
+                md.append(f"#### {name}: `{v['pte']}` (context {v.get('max_context') or '?'}) against "
+                          f"`{v.get('gguf') or '-'}`\n")
+            elif v.get("pte_file"):
+                md.append(f"#### {name}: `{v['pte_file']}` not present (bench/README.md says how to make it); "
+                          f"llama.cpp alone, `{v.get('gguf') or '-'}`\n")
+            else:
+                md.append(f"#### {name}: llama.cpp alone, `{v.get('gguf') or '-'}` (no .pte counterpart)\n")
+            if v.get("skipped_prompts"):
+                md.append(f"Prompts of {', '.join(map(str, v['skipped_prompts']))} tokens do not fit the .pte's cache: "
+                          "its cells are empty there.\n")
+            md.append(f"| SmolLM2-135M {name} | pte-run CLI | ExecuTorch TextLLMRunner | llama.cpp {v.get('gguf_type')} "
+                      "| pte-run / ExecuTorch | pte-run / llama.cpp |")
+            md.append("| --- | --- | --- | --- | --- | --- |")
+            rows = ([("decode", c, f"decode tok/s at context {c}") for c in r["decode_ctx"]]
+                    + [("prefill", s, f"prefill tok/s, {s} tokens") for s in r["prefill"]]
+                    + [("load", None, "load ms"), ("rss", None, "peak RSS MiB"),
+                       ("rss_over_base", None, "peak RSS above Python+torch MiB")])
+            for metric, arg, label in rows:
+                cells, meds = [], {}
+                for who, _ in LLM3_WHO:
+                    b = llm3_best(v, who, metric, arg)
+                    if b:
+                        meds[who] = b[0].med
+                        cells.append(f"{b[0].fmt()} (t{b[1]})")
+                    else:
+                        cells.append("-")
+                    if metric == "decode" and b:
+                        lab = f"llama.cpp {v.get('gguf_type')}" if who == "llama" else f"{dict(LLM3_WHO)[who]} {name}"
+                        plot.setdefault(lab, {"who": who, "pts": []})["pts"].append((arg, b[0].med))
+                if metric == "rss_over_base" and "et" not in meds:
+                    continue
+                ratios = []
+                for other in ("et", "llama"):
+                    if "pte" in meds and other in meds and meds[other] > 0 and metric != "rss_over_base":
+                        ratios.append(f"{meds['pte'] / meds[other]:.2f}x")
+                    else:
+                        ratios.append("-")
+                md.append(f"| {label} | {' | '.join(cells)} | {' | '.join(ratios)} |")
+            errs = []
+            for who, wname in LLM3_WHO:
+                for t, reps in v["runs"].get(who, {}).items():
+                    for x in reps:
+                        if not x.get("ok") and x.get("error"):
+                            errs.append(f"{wname} t{t}: {x['error']}")
+                        if x.get("load_error"):
+                            errs.append(f"{wname} t{t}: {x['load_error']}")
+            for e in sorted(set(errs))[:6]:
+                md.append(f"\n- error: {e[:200]}")
+            md.append("")
+        if plot:
+            try:
+                import matplotlib
+
+                matplotlib.use("Agg")
+                import matplotlib.pyplot as plt
+
+                fig, ax = plt.subplots(figsize=(7, 4.5))
+                styles = {"pte": "-", "et": "--", "llama": ":"}
+                for lab, c in sorted(plot.items()):
+                    ax.plot([p for p, _ in c["pts"]], [y for _, y in c["pts"]], marker="o",
+                            linestyle=styles[c["who"]], label=lab)
+                ax.set_xscale("log", base=2)
+                ax.set_xlabel("context (tokens in the KV cache)")
+                ax.set_ylabel("decode tokens/s (median, better thread count)")
+                ax.set_title(f"SmolLM2-135M decode vs context, {title}" + (" (smoke run)" if r.get("quick") else ""))
+                ax.grid(True, alpha=0.3)
+                ax.legend(fontsize=8)
+                fig.tight_layout()
+                png = f"llm3_decode_vs_context_{mode}.png"
+                fig.savefig(os.path.join(outdir, png), dpi=110)
+                plt.close(fig)
+                md.append(f"![decode tokens/s vs context, {title}]({png})\n")
+            except ImportError:
+                md.append("(matplotlib missing: `pip install -r bench/requirements.txt` for the plot)\n")
 
 
 if __name__ == "__main__":

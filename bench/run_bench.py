@@ -1,6 +1,7 @@
 """pte-run vs the official ExecuTorch runtime, side by side on this machine.
 
-  .venv/bin/python bench/run_bench.py [--quick] [--only ops,fixtures,smollm2] [--reps N]
+  .venv/bin/python bench/run_bench.py [--quick] [--only ops,fixtures,smollm2,llm3] [--reps N]
+      [--background-load] [--merge]
 
 Each case runs the same .pte through `build/bench/pte-bench` (C++, in-process timing)
 and through `bench/et_worker.py` (executorch.runtime bindings), each runtime in its
@@ -8,6 +9,7 @@ own subprocess per repetition (load time and peak RSS per process), alternating 
 runtime goes first. Medians are over all timed calls of all repetitions; spread is
 the interquartile range (p25-p75). Writes bench/results/results.md, results.json,
 decode_vs_context.png and the raw JSON lines under bench/results/raw/ (git-ignored).
+The `llm3` section (bench/llm3.py) adds ExecuTorch's TextLLMRunner and llama.cpp, end to end.
 See bench/README.md.
 """
 import argparse
@@ -302,7 +304,7 @@ def et_tokenizer(path):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--only", default="stream,ops,fixtures,smollm2")
+    ap.add_argument("--only", default="stream,ops,fixtures,smollm2,llm3")
     ap.add_argument("--reps", type=int, default=3, help="interleaved subprocess pairs per case")
     ap.add_argument("--quick", action="store_true", help="fewer repetitions and positions (a smoke run)")
     ap.add_argument("--variants", default="", help="SmolLM2 variants to run (default: all present)")
@@ -313,6 +315,10 @@ def main():
                     help="SmolLM2: also run pte-run with 1 thread (a busy machine makes worker threads expensive)")
     ap.add_argument("--pte-threads", type=int, default=0,
                     help="pte-run worker threads (default 0: physical cores, the library default)")
+    ap.add_argument("--background-load", action="store_true",
+                    help="run one busy process on one core during all measurements (the loaded run)")
+    ap.add_argument("--llm3-reps", type=int, default=0, help="llm3: interleaved repetitions (default 3, --quick 1)")
+    ap.add_argument("--llm3-threads", default="1,2", help="llm3: thread counts each runtime tries")
     args = ap.parse_args()
     only = set(args.only.split(","))
     os.makedirs(RAW, exist_ok=True)
@@ -324,6 +330,14 @@ def main():
            "pte_threads": args.pte_threads, "loadavg_start": os.getloadavg()}
     thr = ["--threads", str(args.pte_threads)] if args.pte_threads else []
     log(json.dumps(out["machine"]))
+    bg = None
+    args.background_load_desc = None
+    if args.background_load:
+        bg = llm3.BackgroundLoad()
+        args.background_load_desc = bg.desc
+        out["background_load"] = bg.desc
+        log(f"background load: {bg.desc}")
+        time.sleep(2)
 
     def stream():
         r = run_json([PTE_BENCH, "stream", "--mb", "256", "--reps", "5" if args.quick else "10"], 600)
@@ -410,6 +424,15 @@ def main():
                     b.pair(key, {"group": "generate", "case": f"SmolLM2-135M generate ({label} prompt)", "variant": variant},
                            [PTE_BENCH, "generate", f] + g + thr, et_serve("generate", f, g_et), 1 if (slow or args.quick) else 2, 3600)
     SERVER.close()
+    if "llm3" in only:
+        mode = "loaded" if args.background_load else "idle"
+        try:
+            out["llm3"] = {mode: llm3.run(args, log, RAW, program_info, et_tokenizer)}
+        finally:
+            if bg:
+                bg.stop()
+    if bg:
+        bg.stop()
     if "stream" in only and "smollm2" in only:  # the host's bandwidth moves: measured again after the models
         out["stream_end"] = stream()
     out["rows"] = b.rows
@@ -417,6 +440,23 @@ def main():
     if args.merge and os.path.exists(prev_path):
         with open(prev_path) as f:
             prev = json.load(f)
+        l3 = dict(prev.get("llm3", {}))
+        l3.update(out.get("llm3", {}))  # the other load state (idle / loaded) is kept
+        if not b.rows and "stream" not in out:
+            # only llm3 ran: the other sections and the header describing their run stay as they were
+            new_l3 = l3
+            out = prev
+            out["llm3"] = new_l3
+            out["rows"] = prev.get("rows", {})
+            with open(os.path.join(RESULTS, "results.json"), "w") as fo:
+                json.dump(out, fo, indent=1)
+            import report
+
+            report.write(out, RESULTS)
+            log(f"wrote {os.path.join(RESULTS, 'results.md')}")
+            return
+        if l3:
+            out["llm3"] = l3
         rows = prev.get("rows", {})
         rows.update(b.rows)
         out["rows"] = rows
@@ -440,4 +480,6 @@ if __name__ == "__main__":
         print(json.dumps(gathered_bytes_here(sys.argv[2])))
         sys.exit(0)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import llm3
+
     main()
