@@ -15,8 +15,9 @@
 #      is where byte counts wrap (it found the truncations behind an earlier heap corruption).
 # The ASan + UBSan run (3) takes every second file of that sweep (PTE_ROBUSTNESS_STRIDE=2).
 # After the two release builds: `meson install`, the C example built out of tree with
-# pkg-config, a selective build (SmolLM2 8da4w's operators) and the size report
-# (scripts/embed_test.sh); an aarch64 selective build adds its size line.
+# pkg-config, a selective build (SmolLM2 8da4w's operators; the same selection given as
+# .pte paths, configured only), the size report, and libpte-core alone (-Dllm_passes=false)
+# with the C example (scripts/embed_test.sh); an aarch64 selective build adds its size line.
 # With the fixtures venv present (.venv), the server is also driven by the openai client.
 # Measured on a contended 2-core machine: ASan suite ~11 min, aarch64 A53 run ~6.5 min
 # without the sweep, "max" kernel run ~15 s; each cold cross build 11-15 min.
