@@ -216,7 +216,7 @@ LLAMA_BENCH_FLAGS = ["--repack", "0"]
 LLAMA_COMPLETION_FLAGS = ["--no-repack"]
 
 
-def measure_llama(gguf, prompts, n_new, threads, raw, decode_ctx, prefill=PREFILL):
+def measure_llama(gguf, prompts, n_new, threads, raw, decode_ctx, prefill=PREFILL, n_ctx=0):
     bench = os.path.join(LLAMA_BIN, "llama-bench")
     res = {"ok": True, "runs": []}
     pp = [L for L in sorted(prompts) if L in prefill]
@@ -240,7 +240,8 @@ def measure_llama(gguf, prompts, n_new, threads, raw, decode_ctx, prefill=PREFIL
     # load time and peak RSS: the completion tool, a short prompt, the same new tokens
     comp = os.path.join(LLAMA_BIN, "llama-completion")
     r = run_proc([comp, "-m", gguf, "-f", prompts[LOAD_PROMPT]["file"], "-n", str(n_new), "-t", str(threads),
-                  "--temp", "0", "--ignore-eos", "-no-cnv", "--no-display-prompt"] + LLAMA_COMPLETION_FLAGS, 600, raw)
+                  "--temp", "0", "--ignore-eos", "-no-cnv", "--no-display-prompt"] + LLAMA_COMPLETION_FLAGS
+                 + (["-c", str(n_ctx)] if n_ctx else []), 600, raw)
     m = LOAD_RE.search(r["err"])
     if r["rc"] != 0 or not m:
         res["load_error"] = f"llama-completion: {err_line(r)}"
@@ -333,6 +334,13 @@ def run(args, log, raw_dir, program_info, et_tokenizer, gathered_bytes=None, str
                 else "no .pte or GGUF of the chosen models present"}
     if "prompt_tokens" not in out:
         out["prompt_tokens"] = out["variants"][plan[0][0]]["prompt_tokens"]
+    # llama-completion's KV cache as long as the .pte files' (its default is the model's
+    # training context: 40960 positions, 4.7 GB of f16 cache for Qwen3-0.6B); SmolLM2 keeps
+    # the default its earlier runs used
+    llama_ctx = {}
+    for v in out["variants"].values():
+        if v["model"] != "smollm2" and v.get("max_context"):
+            llama_ctx[v["model"]] = max(llama_ctx.get(v["model"], 0), v["max_context"])
     bw = []
     need_bw = stream_near and any(v.get("decode_bytes") for v in out["variants"].values())
 
@@ -365,7 +373,7 @@ def run(args, log, raw_dir, program_info, et_tokenizer, gathered_bytes=None, str
                     else:
                         if not gguf or not have_llama:
                             continue
-                        r = measure_llama(gguf, prompts, n_new, t, raw, decode_ctx, prefill)
+                        r = measure_llama(gguf, prompts, n_new, t, raw, decode_ctx, prefill, llama_ctx.get(v["model"], 0))
                     if not r.get("ok"):
                         log(f"  {r.get('error')}")
                     r["loadavg"] = machine_load()
