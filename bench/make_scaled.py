@@ -92,6 +92,10 @@ def padded_tokenizer(vocab_size: int) -> tuple[dict, dict]:
     vocab = tok["model"]["vocab"]
     if tok["model"].get("ignore_merges"):
         sys.exit("make_scaled: padding needs a BPE without ignore_merges")
+    # The byte-level alphabet covers every byte, so byte fallback never applies; with it on,
+    # llama.cpp's converter takes a LlamaForCausalLM's tokenizer for a SentencePiece one
+    # (LlamaHfVocab) and llama-completion then fails (newline token not found).
+    tok["model"]["byte_fallback"] = False
     used = set(vocab.values()) | {t["id"] for t in tok["added_tokens"]}
     n = max(used) + 1
     if n > vocab_size:
@@ -105,11 +109,10 @@ def make_hf(name: str, hf_dir: Path):
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM, PreTrainedTokenizerFast
 
-    if (hf_dir / "model.safetensors").exists() or (hf_dir / "model.safetensors.index.json").exists():
-        return
     hf_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     spec = dict(MODELS[name]["config"])
+    # the tokenizer is (re)written every time: cheap, and the same for the same inputs
     tok_json, tok_cfg = padded_tokenizer(spec["vocab_size"])
     (hf_dir / "tokenizer.json").write_text(json.dumps(tok_json, ensure_ascii=False))
     tok = PreTrainedTokenizerFast(tokenizer_file=str(hf_dir / "tokenizer.json"),
@@ -117,6 +120,9 @@ def make_hf(name: str, hf_dir: Path):
                                   unk_token=tok_cfg["unk_token"], pad_token=tok_cfg["pad_token"],
                                   clean_up_tokenization_spaces=False)
     assert len(tok) == spec["vocab_size"], (len(tok), spec["vocab_size"])
+    tok.save_pretrained(str(hf_dir))
+    if (hf_dir / "model.safetensors").exists() or (hf_dir / "model.safetensors.index.json").exists():
+        return
     spec.update(bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
     model_type = spec.pop("model_type")
     config = AutoConfig.for_model(model_type, **spec)
@@ -125,7 +131,6 @@ def make_hf(name: str, hf_dir: Path):
     model = AutoModelForCausalLM.from_config(config, dtype=torch.float32).eval()
     n_params = sum(p.numel() for p in model.parameters())
     model.save_pretrained(str(hf_dir))  # safetensors
-    tok.save_pretrained(str(hf_dir))
     model.generation_config.save_pretrained(str(hf_dir))
     log(f"{name}: {n_params / 1e6:.0f} M parameters (seed {SEED}) -> {hf_dir} in {time.time() - t0:.0f}s")
 
