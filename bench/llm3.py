@@ -1,5 +1,6 @@
-"""The `llm3` section of bench/run_bench.py: SmolLM2-135M as users run it, three runtimes
-in one interleaved run (issue 13):
+"""The `llm3` section of bench/run_bench.py: LLMs as users run them, three runtimes in one
+interleaved run (issue 13). Models (`--llm3-models`, default smollm2): SmolLM2-135M, and
+Qwen3-0.6B and Llama-3.2-1B at their real sizes with random weights (bench/make_scaled.py):
 
   pte-run     its CLI, `pte-run MODEL.pte --prompt-file F -n N --ignore-eos --json --threads T`
               (one process per prompt)
@@ -12,7 +13,9 @@ in one interleaved run (issue 13):
 on the same weights: the 8da4w .pte against the Q4_1 GGUF it was made from, the fp32
 XNNPACK .pte against the F32 GGUF (llama-quantize's dequantisation of the Q4_1 one).
 Each runtime runs at 1 and at 2 threads; the report takes, per row, the better of the two.
-Repetitions alternate the runtimes' order.
+Repetitions alternate the runtimes' order. For the fp32 programs the report also gives the
+bandwidth limit of decode (bytes read per token / the bandwidth `pte-bench stream`
+measures before the run and after every repetition).
 """
 import glob
 import json
@@ -31,11 +34,38 @@ SMOL_DIR = os.environ.get("SMOLLM2_DIR", os.path.join(ROOT, "models", "smollm2")
 CTX_DIR = os.environ.get("SMOLLM2_CTX_DIR", os.path.join(ROOT, "models", "smollm2-ctx2k"))
 PEERS_DIR = os.environ.get("PEERS_DIR", os.path.join(ROOT, "models", "peers"))
 LLAMA_BIN = os.path.join(PEERS_DIR, "llama.cpp-build", "bin")
+# Qwen3-0.6B and Llama-3.2-1B with random weights, made by bench/make_scaled.py
+SCALED_DIR = os.environ.get("SCALED_DIR", os.path.join(ROOT, "models", "scaled"))
 
 # (name, .pte file, GGUF type of the llama.cpp peer); Q8_0 has no .pte counterpart here
 # (llama.cpp alone, for reference)
 PAIRS = [("8da4w", "smollm2_xnnpack_8da4w.pte", "Q4_1"), ("fp32", "smollm2_xnnpack.pte", "F32"),
          ("q8_0", None, "Q8_0")]
+
+
+def scaled_model(key, label, gguf_name):
+    d = os.path.join(SCALED_DIR, key)
+    return {"label": label, "dirs": [d], "tokenizer": os.path.join(d, "tokenizer.json"),
+            "config": os.path.join(d, "hf", "config.json"),
+            "pairs": [("8da4w", f"{key}_xnnpack_8da4w.pte", "Q4_1"), ("fp32", f"{key}_xnnpack.pte", "F32"),
+                      ("q8_0", None, "Q8_0")],
+            "gguf": lambda qtype: [os.path.join(d, "gguf", f"{gguf_name}.{qtype}.gguf")]}
+
+
+def smollm2_gguf(qtype):
+    pats = [os.path.join(PEERS_DIR, "gguf", f"*.{qtype}.gguf")]
+    if qtype == "Q4_1":
+        pats.insert(0, os.path.join(SMOL_DIR, "gguf", "*.Q4_1.gguf"))
+    return pats
+
+
+MODELS = {
+    "smollm2": {"label": "SmolLM2-135M", "dirs": [CTX_DIR, SMOL_DIR], "tokenizer": os.path.join(SMOL_DIR, "tokenizer.json"),
+                "config": os.path.join(SMOL_DIR, "hf", "config.json"), "pairs": PAIRS, "gguf": smollm2_gguf},
+    "qwen3-0.6b": scaled_model("qwen3-0.6b", "Qwen3-0.6B", "Qwen3-0.6B"),
+    "llama-3.2-1b": scaled_model("llama-3.2-1b", "Llama-3.2-1B", "Llama-3.2-1B"),
+}
+
 DECODE_CTX = [16, 128, 512, 2048]
 PREFILL = [16, 150, 512]
 LOAD_PROMPT = 16  # load time and peak RSS come from the run with this prompt length
@@ -49,27 +79,25 @@ TEXT = ("The history of the printing press begins in the fifteenth century, when
 
 def shown(path):
     """A path as the results record it: never this machine's absolute path."""
-    for var, base in (("$SMOLLM2_CTX_DIR", CTX_DIR), ("$SMOLLM2_DIR", SMOL_DIR), ("$PEERS_DIR", PEERS_DIR)):
+    for var, base in (("$SMOLLM2_CTX_DIR", CTX_DIR), ("$SMOLLM2_DIR", SMOL_DIR), ("$PEERS_DIR", PEERS_DIR),
+                      ("$SCALED_DIR", SCALED_DIR)):
         if path.startswith(base.rstrip("/") + "/"):
             return var + "/" + os.path.relpath(path, base)
     return os.path.basename(path)
 
 
-def find_pte(fname):
+def find_pte(fname, model="smollm2"):
     if not fname:
         return None
-    for d in (CTX_DIR, SMOL_DIR):
+    for d in MODELS[model]["dirs"]:
         p = os.path.join(d, fname)
         if os.path.exists(p):
             return p
     return None
 
 
-def find_gguf(qtype):
-    pats = [os.path.join(PEERS_DIR, "gguf", f"*.{qtype}.gguf")]
-    if qtype == "Q4_1":
-        pats.insert(0, os.path.join(SMOL_DIR, "gguf", "*.Q4_1.gguf"))
-    for pat in pats:
+def find_gguf(qtype, model="smollm2"):
+    for pat in MODELS[model]["gguf"](qtype):
         hits = sorted(glob.glob(pat))
         if hits:
             return hits[0]
@@ -188,10 +216,10 @@ LLAMA_BENCH_FLAGS = ["--repack", "0"]
 LLAMA_COMPLETION_FLAGS = ["--no-repack"]
 
 
-def measure_llama(gguf, prompts, n_new, threads, raw, decode_ctx):
+def measure_llama(gguf, prompts, n_new, threads, raw, decode_ctx, prefill=PREFILL, n_ctx=0):
     bench = os.path.join(LLAMA_BIN, "llama-bench")
     res = {"ok": True, "runs": []}
-    pp = [L for L in sorted(prompts) if L in PREFILL]
+    pp = [L for L in sorted(prompts) if L in prefill]
     jobs = [("prefill", ["-p", ",".join(map(str, pp)), "-n", "0"]),
             ("decode", ["-p", "0", "-n", str(n_new), "-d", ",".join(map(str, decode_ctx))])]
     for kind, a in jobs:
@@ -212,7 +240,8 @@ def measure_llama(gguf, prompts, n_new, threads, raw, decode_ctx):
     # load time and peak RSS: the completion tool, a short prompt, the same new tokens
     comp = os.path.join(LLAMA_BIN, "llama-completion")
     r = run_proc([comp, "-m", gguf, "-f", prompts[LOAD_PROMPT]["file"], "-n", str(n_new), "-t", str(threads),
-                  "--temp", "0", "--ignore-eos", "-no-cnv", "--no-display-prompt"] + LLAMA_COMPLETION_FLAGS, 600, raw)
+                  "--temp", "0", "--ignore-eos", "-no-cnv", "--no-display-prompt"] + LLAMA_COMPLETION_FLAGS
+                 + (["-c", str(n_ctx)] if n_ctx else []), 600, raw)
     m = LOAD_RE.search(r["err"])
     if r["rc"] != 0 or not m:
         res["load_error"] = f"llama-completion: {err_line(r)}"
@@ -226,48 +255,113 @@ def machine_load():
     return list(os.getloadavg())
 
 
-def run(args, log, raw_dir, program_info, et_tokenizer):
-    """Runs the section; returns its JSON (one load state: idle or with a background load)."""
+def kv_bytes_per_position(config_path, elem_bytes=4):
+    """Bytes of K and V cache one position holds over all layers (what attention reads per
+    cached position in a decode step), from the Hugging Face config; None if unknown."""
+    try:
+        with open(config_path) as f:
+            c = json.load(f)
+        head_dim = c.get("head_dim") or c["hidden_size"] // c["num_attention_heads"]
+        kv_heads = c.get("num_key_value_heads") or c["num_attention_heads"]
+        return c["num_hidden_layers"] * 2 * kv_heads * head_dim * elem_bytes
+    except (OSError, KeyError, ValueError, TypeError, ZeroDivisionError):
+        return None
+
+
+def run(args, log, raw_dir, program_info, et_tokenizer, gathered_bytes=None, stream_near=None):
+    """Runs the section; returns its JSON (one load state: idle or with a background load).
+    gathered_bytes(pte) -> (embedding table bytes, bytes of one row) and stream_near() ->
+    {copy_gbs, read_mt8_gbs} (run_bench.py's) give the fp32 programs' bandwidth limit."""
     raw = os.path.join(raw_dir, "llm3_runs.jsonl")
-    tok = os.path.join(SMOL_DIR, "tokenizer.json")
-    if not os.path.exists(tok):
-        return {"error": f"{shown(tok)} missing (fixtures/make_smollm2.py)"}
+    models = [m for m in (getattr(args, "llm3_models", "") or "smollm2").split(",") if m]
+    for m in models:
+        if m not in MODELS:
+            return {"error": f"unknown model {m} (have {', '.join(MODELS)})"}
     n_new = 16 if args.quick else 64
     reps = args.llm3_reps or (1 if args.quick else 3)
     threads = [int(t) for t in args.llm3_threads.split(",")]
-    lengths = sorted(set(DECODE_CTX) | set(PREFILL))
-    prompts = make_prompts(tok, lengths, os.path.join(raw_dir, "llm3_prompts"))
-    et_tok = et_tokenizer(tok)
+    max_ctx_arg = getattr(args, "llm3_max_ctx", 0) or 0
+    decode_ctx = [c for c in DECODE_CTX if not max_ctx_arg or c <= max_ctx_arg]
+    prefill = [c for c in PREFILL if not max_ctx_arg or c <= max_ctx_arg]
+    lengths = sorted(set(decode_ctx) | set(prefill))
     have_llama = all(os.path.exists(os.path.join(LLAMA_BIN, b)) for b in ("llama-bench", "llama-completion"))
     if not have_llama:
         log("llm3: llama.cpp is not built (bash bench/peers/llama_cpp.sh): its column stays empty")
     out = {"started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "loadavg_start": machine_load(),
            "background_load": args.background_load_desc, "quick": bool(args.quick), "reps": reps, "threads": threads,
-           "new_tokens": n_new, "prompt_tokens": {str(L): p["tokens"] for L, p in prompts.items()},
-           "decode_ctx": DECODE_CTX, "prefill": PREFILL, "variants": {}}
+           "new_tokens": n_new, "models": models, "decode_ctx": decode_ctx, "prefill": prefill, "variants": {}}
     samples = []
     plan = []
-    for name, fname, qtype in PAIRS:
-        pte, gguf = find_pte(fname), find_gguf(qtype)
-        if not pte and not gguf:
-            log(f"llm3/{name}: neither {fname or 'a .pte'} nor a {qtype} GGUF present, skipped")
+    for model in models:
+        spec = MODELS[model]
+        tok = spec["tokenizer"]
+        if not os.path.exists(tok):
+            log(f"llm3/{model}: {shown(tok)} missing ({'fixtures/make_smollm2.py' if model == 'smollm2' else 'bench/make_scaled.py'}), skipped")
+            out.setdefault("missing", []).append(f"{spec['label']}: {shown(tok)}")
             continue
-        max_ctx = program_info(pte)[1] if pte else 0
-        # a prompt fits when it and the new tokens stay inside the .pte's cache
-        fit = {L: p for L, p in prompts.items() if not max_ctx or p["tokens"] + n_new + 1 < max_ctx}
-        out["variants"][name] = {"pte": shown(pte) if pte else None, "pte_file": fname, "gguf": shown(gguf) if gguf else None,
-                                 "gguf_type": qtype, "max_context": max_ctx, "runs": {"pte": {}, "et": {}, "llama": {}},
-                                 "skipped_prompts": sorted(set(prompts) - set(fit))}
-        plan.append((name, pte, gguf, fit))
+        pdir = os.path.join(raw_dir, "llm3_prompts" if model == "smollm2" else f"llm3_prompts_{model}")
+        prompts = make_prompts(tok, lengths, pdir)
+        if model == "smollm2":
+            out["prompt_tokens"] = {str(L): p["tokens"] for L, p in prompts.items()}
+        et_tok = et_tokenizer(tok)
+        for name, fname, qtype in spec["pairs"]:
+            pte, gguf = find_pte(fname, model), find_gguf(qtype, model)
+            key = name if model == "smollm2" else f"{model}/{name}"
+            if not pte and not gguf:
+                log(f"llm3/{key}: neither {fname or 'a .pte'} nor a {qtype} GGUF present, skipped")
+                continue
+            wbytes, max_ctx = program_info(pte) if pte else (0, 0)
+            # a prompt fits when it and the new tokens stay inside the .pte's cache
+            fit = {L: p for L, p in prompts.items() if not max_ctx or p["tokens"] + n_new + 1 < max_ctx}
+            v = {"model": model, "model_label": spec["label"], "variant": name,
+                 "pte": shown(pte) if pte else None, "pte_file": fname, "gguf": shown(gguf) if gguf else None,
+                 "gguf_type": qtype, "max_context": max_ctx, "runs": {"pte": {}, "et": {}, "llama": {}},
+                 "skipped_prompts": sorted(set(prompts) - set(fit)),
+                 "prompt_tokens": {str(L): p["tokens"] for L, p in prompts.items()}}
+            if pte and name == "fp32":
+                # weights a decode step reads: all constant data, less each embedding table
+                # but the one row a token reads (run_bench.py's SmolLM2 bandwidth target)
+                table, row = gathered_bytes(pte) if gathered_bytes else (0, 0)
+                v["weight_bytes"] = wbytes
+                v["decode_bytes"] = wbytes - table + row
+                v["embedding_table_bytes"] = table
+                v["kv_bytes_per_position"] = {"fp32": kv_bytes_per_position(spec["config"], 4),
+                                              "f16": kv_bytes_per_position(spec["config"], 2)}
+            out["variants"][key] = v
+            plan.append((key, pte, gguf, fit, prompts, tok, et_tok))
+    if not plan:
+        return {"error": "no model files present: " + "; ".join(out.get("missing", [])) if out.get("missing")
+                else "no .pte or GGUF of the chosen models present"}
+    if "prompt_tokens" not in out:
+        out["prompt_tokens"] = out["variants"][plan[0][0]]["prompt_tokens"]
+    # llama-completion's KV cache as long as the .pte files' (its default is the model's
+    # training context: 40960 positions, 4.7 GB of f16 cache for Qwen3-0.6B); SmolLM2 keeps
+    # the default its earlier runs used
+    llama_ctx = {}
+    for v in out["variants"].values():
+        if v["model"] != "smollm2" and v.get("max_context"):
+            llama_ctx[v["model"]] = max(llama_ctx.get(v["model"], 0), v["max_context"])
+    bw = []
+    need_bw = stream_near and any(v.get("decode_bytes") for v in out["variants"].values())
+
+    def measure_bw(when):
+        if need_bw:
+            x = stream_near()
+            x["when"] = when
+            x["loadavg"] = machine_load()
+            bw.append(x)
+            log(f"llm3: bandwidth {when}: {x}")
+
+    measure_bw("before the runs")
     for rep in range(reps):
-        for vi, (name, pte, gguf, fit) in enumerate(plan):
-            v = out["variants"][name]
+        for vi, (key, pte, gguf, fit, prompts, tok, et_tok) in enumerate(plan):
+            v = out["variants"][key]
             for t in threads:
                 order = ["pte", "et", "llama"]
                 k = (rep + vi) % 3
                 order = order[k:] + order[:k]
                 for who in order:
-                    log(f"llm3/{name} rep {rep + 1}/{reps} threads {t}: {who}")
+                    log(f"llm3/{key} rep {rep + 1}/{reps} threads {t}: {who}")
                     if who == "pte":
                         if not pte or not os.path.exists(PTE_RUN):
                             continue
@@ -279,12 +373,15 @@ def run(args, log, raw_dir, program_info, et_tokenizer):
                     else:
                         if not gguf or not have_llama:
                             continue
-                        r = measure_llama(gguf, prompts, n_new, t, raw, DECODE_CTX)
+                        r = measure_llama(gguf, prompts, n_new, t, raw, decode_ctx, prefill, llama_ctx.get(v["model"], 0))
                     if not r.get("ok"):
                         log(f"  {r.get('error')}")
                     r["loadavg"] = machine_load()
                     samples.append(r["loadavg"][0])
                     v["runs"][who].setdefault(str(t), []).append(r)
+        measure_bw(f"after repetition {rep + 1}")
+    if bw:
+        out["stream_near"] = bw
     if have_llama:
         for v in out["variants"].values():
             for runs in v["runs"]["llama"].values():

@@ -359,8 +359,62 @@ def llm3_best(v, who, metric, arg):
     return best
 
 
+def llm3_keys(res):
+    """The llm3 runs in report order: SmolLM2 idle, loaded, then other model sets."""
+    return sorted(res["llm3"], key=lambda k: ("/" in k, k))
+
+
+def llm3_bandwidth(md, r, v, name):
+    """fp32 decode against the bandwidth limit: bytes read per token (the weights a step reads
+    plus the KV cache up to the context) / the bandwidth measured beside the runs."""
+    near = [x for x in r.get("stream_near") or [] if x and x.get("copy_gbs")]
+    db = v.get("decode_bytes")
+    if not near or not db:
+        return
+    cbw = max(x["copy_gbs"] for x in near)
+    rd = max((x.get("read_mt8_gbs") or 0) for x in near) or None
+    kv = v.get("kv_bytes_per_position") or {}
+    label = v.get("model_label", "SmolLM2-135M")
+    md.append(f"Bandwidth limit of {label} fp32 decode: bytes read per token = {db / 1e6:.0f} MB of weights (the "
+              f"program's {v.get('weight_bytes', 0) / 1e6:.0f} MB of constant data, less the embedding table but the "
+              f"row a token reads) + the KV cache up to the context"
+              + (f" ({kv['fp32'] / 1e3:.0f} KB per position in fp32, {kv['f16'] / 1e3:.0f} KB in llama.cpp's f16)"
+                 if kv.get("fp32") else " (unknown: no config.json beside the model; weights only)")
+              + f"; divided by the highest bandwidth `pte-bench stream` measured before the run and after each "
+              f"repetition: STREAM-style copy {cbw:.1f} GB/s"
+              + (f", all-core eight-stream read {rd:.1f} GB/s" if rd else "")
+              + f" ({len(near)} measurements). The issue's target: pte-run's fp32 decode >= 85% of the limit at 0.6 B.\n")
+    md.append("| context | MB read per token (.pte / llama.cpp) | limit tok/s, copy" + (" / all-core read" if rd else "")
+              + " | pte-run tok/s (% of limit) | ExecuTorch tok/s (%) | llama.cpp F32 tok/s (%) | pte-run >= 85% |")
+    md.append("| --- | --- | --- | --- | --- | --- | --- |")
+    for c in r["decode_ctx"]:
+        if c in v.get("skipped_prompts", []):
+            continue
+        b32 = db + (kv.get("fp32") or 0) * c
+        b16 = db + (kv.get("f16") or 0) * c
+        lim = lambda b: (cbw * 1e9 / b, rd * 1e9 / b if rd else None)
+        l32 = lim(b32)
+        cells = []
+        met = "-"
+        for who, nbytes in (("pte", b32), ("et", b32), ("llama", b16)):
+            best = llm3_best(v, who, "decode", c)
+            if not best:
+                cells.append("-")
+                continue
+            tps = best[0].med
+            lc, lr = lim(nbytes)
+            pc = 100 * tps / lc
+            pr = 100 * tps / lr if lr else None
+            cells.append(f"{tps:.2f} ({pc:.0f}%" + (f" / {pr:.0f}%" if pr is not None else "") + ")")
+            if who == "pte":
+                met = "yes" if pc >= 85 and (pr is None or pr >= 85) else "no"
+        md.append(f"| {c} | {b32 / 1e6:.0f} / {b16 / 1e6:.0f} | {l32[0]:.2f}" + (f" / {l32[1]:.2f}" if l32[1] else "")
+                  + f" | {' | '.join(cells)} | {met} |")
+    md.append("")
+
+
 def write_llm3(md, res, outdir):
-    md.append("## SmolLM2-135M end to end: pte-run, ExecuTorch's LLM runner and llama.cpp (`--only llm3`)\n")
+    md.append("## LLMs end to end: pte-run, ExecuTorch's LLM runner and llama.cpp (`--only llm3`)\n")
     md.append("Each runtime as a user runs it, one interleaved run per load state (bench/llm3.py, bench/README.md): "
               "pte-run's CLI (`pte-run MODEL.pte --prompt-file F -n N --ignore-eos --json --threads T`, a process per "
               "prompt); ExecuTorch's C++ `TextLLMRunner` (one process per repetition and thread count, one `generate` "
@@ -368,17 +422,22 @@ def write_llm3(md, res, outdir):
               "`llama-completion` for load time (its own figure, which ends with its warm-up evaluation) and peak RSS. Decode at context C: the N new tokens after a C-token "
               "prompt (llama-bench: N tokens at depth C, without sampling). Each cell is the median over repetitions "
               "at the runtime's better thread count (`tN`); the ratio columns are pte-run / the other runtime "
-              "(> 1 is better for tokens/s, < 1 for ms and MiB).\n")
-    for mode in ("idle", "loaded"):
-        r = res["llm3"].get(mode)
+              "(> 1 is better for tokens/s, < 1 for ms and MiB). SmolLM2-135M is the pretrained model; Qwen3-0.6B "
+              "and Llama-3.2-1B have their published shapes and seeded random weights (bench/make_scaled.py), "
+              "so their generated text means nothing and only their speed is measured.\n")
+    for key in llm3_keys(res):
+        r = res["llm3"].get(key)
+        mode = key.split("/")[0]
         if not r:
             continue
+        models = key.split("/", 1)[1] if "/" in key else "smollm2"
         if r.get("error"):
-            md.append(f"### {mode}: not run ({r['error']})\n")
+            md.append(f"### {mode} ({models}): not run ({r['error']})\n")
             continue
         la0, la1, dur = r.get("loadavg_start"), r.get("loadavg_end"), r.get("loadavg_1min_during")
         title = "no background load" if mode == "idle" else "with a background load"
-        md.append(f"### {title}: run {r['started']} to {r.get('finished', '?')}\n")
+        labels = sorted({v.get("model_label", "SmolLM2-135M") for v in r["variants"].values()})
+        md.append(f"### {', '.join(labels)}, {title}: run {r['started']} to {r.get('finished', '?')}\n")
         if r.get("quick"):
             md.append("**Smoke run** (`--quick`: one repetition, 16 new tokens) on a machine shared with builds and "
                       "tests: it shows that the harness runs end to end; its figures are contended and say nothing "
@@ -398,20 +457,23 @@ def write_llm3(md, res, outdir):
                          "(the default), the .pte files' caches are fp32")
         md.extend(state)
         md.append("")
-        plot = {}
-        for name, v in r["variants"].items():
+        plots = {}  # model -> label -> points
+        for vkey, v in r["variants"].items():
+            name = v.get("variant", vkey)
+            mlabel = v.get("model_label", "SmolLM2-135M")
+            plot = plots.setdefault(v.get("model", "smollm2"), {})
             if v.get("pte"):
-                md.append(f"#### {name}: `{v['pte']}` (context {v.get('max_context') or '?'}) against "
+                md.append(f"#### {mlabel} {name}: `{v['pte']}` (context {v.get('max_context') or '?'}) against "
                           f"`{v.get('gguf') or '-'}`\n")
             elif v.get("pte_file"):
-                md.append(f"#### {name}: `{v['pte_file']}` not present (bench/README.md says how to make it); "
+                md.append(f"#### {mlabel} {name}: `{v['pte_file']}` not present (bench/README.md says how to make it); "
                           f"llama.cpp alone, `{v.get('gguf') or '-'}`\n")
             else:
-                md.append(f"#### {name}: llama.cpp alone, `{v.get('gguf') or '-'}` (no .pte counterpart)\n")
+                md.append(f"#### {mlabel} {name}: llama.cpp alone, `{v.get('gguf') or '-'}` (no .pte counterpart)\n")
             if v.get("skipped_prompts"):
                 md.append(f"Prompts of {', '.join(map(str, v['skipped_prompts']))} tokens do not fit the .pte's cache: "
                           "its cells are empty there.\n")
-            md.append(f"| SmolLM2-135M {name} | pte-run CLI | ExecuTorch TextLLMRunner | llama.cpp {v.get('gguf_type')} "
+            md.append(f"| {mlabel} {name} | pte-run CLI | ExecuTorch TextLLMRunner | llama.cpp {v.get('gguf_type')} "
                       "| pte-run / ExecuTorch | pte-run / llama.cpp |")
             md.append("| --- | --- | --- | --- | --- | --- |")
             rows = ([("decode", c, f"decode tok/s at context {c}") for c in r["decode_ctx"]]
@@ -450,7 +512,13 @@ def write_llm3(md, res, outdir):
             for e in sorted(set(errs))[:6]:
                 md.append(f"\n- error: {e[:200]}")
             md.append("")
-        if plot:
+            if name == "fp32":
+                llm3_bandwidth(md, r, v, name)
+        for model, plot in plots.items():
+            if not plot:
+                continue
+            mlabel = next((v.get("model_label", "SmolLM2-135M") for v in r["variants"].values() if v.get("model", "smollm2") == model),
+                          "SmolLM2-135M")
             try:
                 import matplotlib
 
@@ -465,14 +533,15 @@ def write_llm3(md, res, outdir):
                 ax.set_xscale("log", base=2)
                 ax.set_xlabel("context (tokens in the KV cache)")
                 ax.set_ylabel("decode tokens/s (median, better thread count)")
-                ax.set_title(f"SmolLM2-135M decode vs context, {title}" + (" (smoke run)" if r.get("quick") else ""))
+                ax.set_title(f"{mlabel} decode vs context, {title}" + (" (smoke run)" if r.get("quick") else ""))
                 ax.grid(True, alpha=0.3)
                 ax.legend(fontsize=8)
                 fig.tight_layout()
-                png = f"llm3_decode_vs_context_{mode}.png"
+                png = (f"llm3_decode_vs_context_{mode}.png" if model == "smollm2"
+                       else f"llm3_{model}_decode_vs_context_{mode}.png")
                 fig.savefig(os.path.join(outdir, png), dpi=110)
                 plt.close(fig)
-                md.append(f"![decode tokens/s vs context, {title}]({png})\n")
+                md.append(f"![{mlabel} decode tokens/s vs context, {title}]({png})\n")
             except ImportError:
                 md.append("(matplotlib missing: `pip install -r bench/requirements.txt` for the plot)\n")
 

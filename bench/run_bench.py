@@ -293,7 +293,9 @@ def et_tokenizer(path):
     n = j.get("normalizer")
     if not (isinstance(n, dict) and n.get("type") == "Sequence" and not n.get("normalizers")):
         return path
-    out_dir = os.path.join(RAW, "et_tokenizer")
+    # one copy per model folder (the folder holding the tokenizer names it)
+    sub = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    out_dir = os.path.join(RAW, "et_tokenizer") if sub == "smollm2" else os.path.join(RAW, "et_tokenizer", sub)
     os.makedirs(out_dir, exist_ok=True)
     j["normalizer"] = None
     out = os.path.join(out_dir, "tokenizer.json")
@@ -319,6 +321,10 @@ def main():
                     help="run one busy process on one core during all measurements (the loaded run)")
     ap.add_argument("--llm3-reps", type=int, default=0, help="llm3: interleaved repetitions (default 3, --quick 1)")
     ap.add_argument("--llm3-threads", default="1,2", help="llm3: thread counts each runtime tries")
+    ap.add_argument("--llm3-models", default="smollm2",
+                    help="llm3: models, of smollm2,qwen3-0.6b,llama-3.2-1b (the last two: bench/make_scaled.py)")
+    ap.add_argument("--llm3-max-ctx", type=int, default=0,
+                    help="llm3: leave out decode contexts and prefills longer than this (a shorter smoke run)")
     args = ap.parse_args()
     only = set(args.only.split(","))
     os.makedirs(RAW, exist_ok=True)
@@ -426,8 +432,13 @@ def main():
     SERVER.close()
     if "llm3" in only:
         mode = "loaded" if args.background_load else "idle"
+        # SmolLM2 alone keeps the keys "idle" / "loaded"; another set of models gets its own
+        # entry ("idle/qwen3-0.6b,llama-3.2-1b"), so --merge keeps the SmolLM2 tables
+        if args.llm3_models != "smollm2":
+            mode += "/" + args.llm3_models
         try:
-            out["llm3"] = {mode: llm3.run(args, log, RAW, program_info, et_tokenizer)}
+            out["llm3"] = {mode: llm3.run(args, log, RAW, program_info, et_tokenizer,
+                                          gathered_bytes=gathered_bytes, stream_near=stream_near)}
         finally:
             if bg:
                 bg.stop()
@@ -441,7 +452,7 @@ def main():
         with open(prev_path) as f:
             prev = json.load(f)
         l3 = dict(prev.get("llm3", {}))
-        l3.update(out.get("llm3", {}))  # the other load state (idle / loaded) is kept
+        l3.update(out.get("llm3", {}))  # the other load states and model sets are kept
         if not b.rows and "stream" not in out:
             # only llm3 ran: the other sections and the header describing their run stay as they were
             new_l3 = l3
