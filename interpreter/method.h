@@ -114,8 +114,6 @@ class MethodImpl final : public Method {
   std::vector<const EValue*> checks_;   // tensor inputs without memory at load (et_view outputs, ...)
   std::vector<uint32_t> chain_begin_;   // instruction ranges per chain (+ end sentinel)
   std::vector<std::string> op_names_;   // per operator index (messages, profiles)
-  std::vector<OpId> op_ids_;            // per operator index: what the passes compare (None: no kernel)
-  OpId op_id(const Instr& in) const { return in.kind == Instr::Kernel && in.index < op_ids_.size() ? op_ids_[in.index] : OpId::None; }
   std::vector<std::string> delegate_ids_;
   std::unique_ptr<BackendWorkspace> backend_workspace_;  // shared scratch of the delegates
   std::vector<std::unique_ptr<BackendInstance>> backends_;

@@ -68,7 +68,7 @@ Status MethodImpl::Load::attach_library_matmuls() {
     for (uint32_t i = m.chain_begin_[c]; i < m.chain_begin_[c + 1]; ++i) {
       Instr& in = m.instrs_[i];
       linalg::xnnlib::MatmulKind kind;
-      if (in.kind != Instr::Kernel || !in.fn || !linalg::xnnlib::matmul_kind(m.op_id(in), &kind)) continue;
+      if (in.kind != Instr::Kernel || !in.fn || !linalg::xnnlib::matmul_kind(op_id(in), &kind)) continue;
       bool candidate = false;
       MatmulPath path;
       std::unique_ptr<linalg::xnnlib::LibMatmul> lm;

@@ -60,6 +60,11 @@ struct MethodImpl::Load {
   std::vector<uint8_t> is_input, is_output, is_view_out, referenced;
   std::vector<uint8_t> const_view;     // folded permute_copy outputs: views of constants (fold_constant_permutes)
   std::vector<const KernelDef*> kernel_defs;  // per operator index (null: no kernel in this build)
+  // What the passes compare: a kernel instruction's operator id (None: not a kernel, or none in this build).
+  OpId op_id(const Instr& in) const {
+    const KernelDef* kd = in.kind == Instr::Kernel && in.index < kernel_defs.size() ? kernel_defs[in.index] : nullptr;
+    return kd ? kd->id : OpId::None;
+  }
   // Program::memory_needed: plan_memory stops after sizing, with the bytes here.
   size_t* measure = nullptr;
   size_t carved = 0;                   // bytes taken from options.memory so far

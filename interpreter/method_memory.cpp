@@ -258,7 +258,7 @@ void MethodImpl::Load::collect_events(planner::PlanInput* pin) {
       case Instr::Kernel:
         if (in.nargs > 0) add_value(a[in.nargs - 1], true);  // the return slot is written
         for (uint32_t j = 0; j + 1 < in.nargs; ++j) add_value(a[j], false);
-        if (m.op_id(in) == OpId::et_view_default && in.nargs == 3 && slot(a[0]) >= 0 && slot(a[2]) >= 0)
+        if (op_id(in) == OpId::et_view_default && in.nargs == 3 && slot(a[0]) >= 0 && slot(a[2]) >= 0)
           pin->aliases.emplace_back(slot(a[0]), slot(a[2]));
         break;
       case Instr::Delegate:

@@ -259,7 +259,6 @@ Status MethodImpl::Load::parse_instructions(std::vector<std::string>* unsupporte
   const auto* ops = plan->operators();
   uint32_t nops = ops ? ops->size() : 0;
   m.op_names_.resize(nops);
-  m.op_ids_.assign(nops, OpId::None);
   std::vector<const KernelDef*>& kernels = kernel_defs;
   kernels.assign(nops, nullptr);
   for (uint32_t k = 0; k < nops; ++k) {
@@ -269,7 +268,6 @@ Status MethodImpl::Load::parse_instructions(std::vector<std::string>* unsupporte
     if (op->overload() && op->overload()->size() > 0) name += "." + op->overload()->str();
     m.op_names_[k] = name;
     kernels[k] = find_kernel(name.c_str());
-    if (kernels[k]) m.op_ids_[k] = kernels[k]->id;
   }
   const auto* dels = plan->delegates();
   uint32_t ndel = dels ? dels->size() : 0;

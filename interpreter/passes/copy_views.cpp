@@ -44,7 +44,7 @@ void MethodImpl::Load::index_put_into_self(size_t i, bool debug, const std::vect
   if (read_after(buf, i)) return no("the buffer is read after it");
   auto writeback = [&](size_t j) {
     const Instr& q = m.instrs_[j];
-    if (q.kind != Instr::Kernel || q.nargs != 4 || m.op_id(q) != OpId::copy_inplace) return false;
+    if (q.kind != Instr::Kernel || q.nargs != 4 || op_id(q) != OpId::copy_inplace) return false;
     EValue** c = m.args_.data() + q.arg_begin;
     return c[0] == a[0] && c[1] == a[5] && c[3] == a[0];
   };
@@ -102,7 +102,7 @@ void MethodImpl::Load::fold_copy_views() {
   const std::vector<int32_t>& writer = access.writer;  // the one kernel writing a value (-2: several)
   std::vector<uint8_t> repoints(ni, 0);  // et_view and the folds: they move no bytes
   for (size_t i = 0; i < ni; ++i)
-    repoints[i] = m.op_id(m.instrs_[i]) == OpId::et_view_default;
+    repoints[i] = op_id(m.instrs_[i]) == OpId::et_view_default;
   auto constant = [&](size_t v) { return slot_of[v] >= 0 && slots[slot_of[v]].constant; };
   using Range = std::pair<const char*, const char*>;
   auto range_of = [](const Tensor& t) {
@@ -200,7 +200,7 @@ void MethodImpl::Load::fold_copy_views() {
   for (size_t i = 0; i < ni; ++i) {
     Instr& in = m.instrs_[i];
     if (in.kind != Instr::Kernel || !in.fn) continue;
-    const OpId op = m.op_id(in);
+    const OpId op = op_id(in);
 #if !PTE_LLM_PASSES
     (void)read_after;  // only the KV-cache pass reads it
 #else

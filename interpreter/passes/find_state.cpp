@@ -42,7 +42,7 @@ void MethodImpl::Load::find_state() {
       for (uint32_t j = 0; j + 1 < in.nargs; ++j) touch(a[j], false);
       if (in.nargs > 0) touch(a[in.nargs - 1], true);
       // llama::update_cache[_with_indices].out write their cache argument in place
-      const OpId op = m.op_id(in);
+      const OpId op = op_id(in);
       if (in.nargs > 2 && (op == OpId::update_cache_out || op == OpId::update_cache_with_indices_out))
         touch(a[1], true);
     } else if (in.kind == Instr::Delegate) {

@@ -34,19 +34,19 @@ size_t MethodImpl::Load::fold_constant_permutes() {
     const Instr& in = m.instrs_[i];
     if (in.kind != Instr::Kernel) continue;
     EValue** a = m.args_.data() + in.arg_begin;
-    const bool permute = m.op_id(in) == OpId::permute_copy_out && in.nargs == 4;
+    const bool permute = op_id(in) == OpId::permute_copy_out && in.nargs == 4;
     for (uint32_t j = 0; j < in.nargs; ++j) {
       size_t v = static_cast<size_t>(a[j] - m.values_.data());
       if (permute && (j == 2 || j == 3)) {
         writer[v] = writer[v] == -1 || writer[v] == static_cast<int32_t>(i) ? static_cast<int32_t>(i) : -2;
         continue;
       }
-      if (!allowed(m.op_id(in), j)) bad[v] = 1;
+      if (!allowed(op_id(in), j)) bad[v] = 1;
     }
   }
   for (size_t i = 0; i < m.instrs_.size(); ++i) {
     Instr& in = m.instrs_[i];
-    if (in.kind != Instr::Kernel || in.nargs != 4 || m.op_id(in) != OpId::permute_copy_out) continue;
+    if (in.kind != Instr::Kernel || in.nargs != 4 || op_id(in) != OpId::permute_copy_out) continue;
     EValue** a = m.args_.data() + in.arg_begin;
     if (a[0]->tag != Tag::Tensor || a[2]->tag != Tag::Tensor || a[2] != a[3] || a[1]->tag != Tag::IntList) continue;
     const size_t src_v = static_cast<size_t>(a[0] - m.values_.data()), v = static_cast<size_t>(a[2] - m.values_.data());

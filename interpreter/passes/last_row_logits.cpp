@@ -20,7 +20,7 @@ void MethodImpl::Load::last_row_logits() {
   int32_t v = m.outputs_[0];
   for (int hops = 0; hops < 8 && v >= 0 && writer[v] >= 0; ++hops) {
     Instr& in = m.instrs_[writer[v]];
-    const OpId op = m.op_id(in);
+    const OpId op = op_id(in);
     EValue** a = m.args_.data() + in.arg_begin;
     if ((op == OpId::et_view_default || op == OpId::view_copy_out) && in.nargs >= 3 &&
         a[0]->tag == Tag::Tensor) {
