@@ -4,6 +4,7 @@
 #include <cstring>
 #include <deque>
 #include <initializer_list>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -170,5 +171,14 @@ class Harness {
   std::deque<std::vector<uint8_t>> bool_lists_;
   std::vector<uint8_t> scratch_ = std::vector<uint8_t>(1 << 20);
 };
+
+// n floats uniform in [lo, hi), reproducible from `seed` (kernel comparisons on random data).
+inline std::vector<float> uniform_floats(size_t n, float lo, float hi, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = u(rng);
+  return v;
+}
 
 }  // namespace pte::test

@@ -23,13 +23,7 @@ const BinaryCase kCases[] = {
     {"aten::div.out", false, false}, {"aten::div.Scalar_out", false, true},
 };
 
-std::vector<float> random_floats(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-3.0f, 3.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = u(rng);
-  return v;
-}
+std::vector<float> random_floats(size_t n, uint32_t seed) { return pte::test::uniform_floats(n, -3.0f, 3.0f, seed); }
 
 }  // namespace
 

@@ -13,13 +13,7 @@ using pte::test::Harness;
 
 namespace {
 
-std::vector<float> rnd(size_t n, uint32_t seed) {
-  std::mt19937 g(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = u(g);
-  return v;
-}
+std::vector<float> rnd(size_t n, uint32_t seed) { return pte::test::uniform_floats(n, -1.0f, 1.0f, seed); }
 
 size_t numel(const std::vector<int64_t>& s) {
   size_t n = 1;
