@@ -193,6 +193,9 @@ int cmd_generate(int argc, char** argv) {
                  st.load_ms, st.prompt_tokens, st.ttft_ms, pre, dec,
                  st.generated_tokens, st.peak_rss_kb / 1024.0, st.stop_reason.c_str());
     std::fprintf(stderr, "cpu %s\n", isa::describe());  // what the kernels dispatched on (PTE_ISA_OFF)
+    if (st.threads.shared + st.threads.alone > 0)  // the thread policy (interpreter/thread_policy.h)
+      std::fprintf(stderr, "threads: %lld calls shared work, %lld ran alone (%lld trials)\n",
+                   (long long)st.threads.shared, (long long)st.threads.alone, (long long)st.threads.trials);
   }
   return 0;
 }

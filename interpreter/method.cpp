@@ -4,6 +4,7 @@
 #include "interpreter/method.h"
 
 #include <unistd.h>
+#include <ctime>
 
 #include <atomic>
 #include <chrono>
@@ -226,38 +227,45 @@ bool MethodImpl::inputs_have_data(const Instr& in) const {
   return true;
 }
 
-long online_cpus();
-
 namespace {
-
-// True when the machine is oversubscribed: the 1-minute load average exceeds the
-// online CPUs by 2 or more. Then a worker thread waits for a time slice at every
-// parallel region and the calling thread alone is faster (the policy of OpenMP's
-// dynamic threads, OMP_DYNAMIC). Sampled at most every 250 ms; no allocation.
-bool machine_busy() {
-  static std::atomic<int64_t> next_check_ns{0};
-  static std::atomic<bool> busy{false};
-  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                          std::chrono::steady_clock::now().time_since_epoch()).count();
-  if (now >= next_check_ns.load(std::memory_order_relaxed)) {
-    next_check_ns.store(now + 250'000'000, std::memory_order_relaxed);
-    double load[1];
-    const long cpus = online_cpus();
-    busy.store(getloadavg(load, 1) == 1 && load[0] >= static_cast<double>(cpus > 0 ? cpus : 1) + 2.0,
-               std::memory_order_relaxed);
-  }
-  return busy.load(std::memory_order_relaxed);
+int64_t clock_ns(clockid_t id) {
+  timespec ts;
+  clock_gettime(id, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
-
 }  // namespace
 
-long online_cpus() {
-  static const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  return cpus;
+uint64_t MethodImpl::input_signature() const {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a over the input tensors' sizes
+  for (int32_t v : inputs_) {
+    const EValue& e = values_[v];
+    if (e.tag != Tag::Tensor) continue;
+    for (int d = 0; d < e.t->dim; ++d) h = (h ^ static_cast<uint64_t>(e.t->sizes[d])) * 1099511628211ull;
+    h = (h ^ 0xffu) * 1099511628211ull;
+  }
+  return h;
 }
 
 Status MethodImpl::execute() {
-  ctx_.threadpool = threadpool_ && !(adaptive_threads_ && machine_busy()) ? threadpool_ : nullptr;
+  // Share work with helper threads, or run alone: the method's own measurements decide
+  // (interpreter/thread_policy.h), once per call.
+  if (!threadpool_ || !adaptive_threads_) return execute_calls();
+  const bool share = thread_policy_.share(input_signature());
+  ctx_.threadpool = share ? threadpool_ : nullptr;
+  ctx_.claim_threads = share ? claim_threads_ : 1;
+  // the thread's CPU clock (a system call) only for calls long enough to share work
+  const bool cpu = last_wall_ns_ >= 200'000;
+  const int64_t w0 = clock_ns(CLOCK_MONOTONIC), c0 = cpu ? clock_ns(CLOCK_THREAD_CPUTIME_ID) : 0;
+  Status st = execute_calls();
+  const int64_t c1 = cpu ? clock_ns(CLOCK_THREAD_CPUTIME_ID) : 0, w1 = clock_ns(CLOCK_MONOTONIC);
+  last_wall_ns_ = w1 - w0;
+  if (st.is_ok()) thread_policy_.record(w1 - w0, cpu ? c1 - c0 : -1);
+  ctx_.threadpool = threadpool_;
+  ctx_.claim_threads = claim_threads_;
+  return st;
+}
+
+Status MethodImpl::execute_calls() {
   for (size_t k = 0; k < inputs_.size(); ++k)
     if (!input_set_[k])
       return error(ErrorCode::InputNotSet, "input %zu was never set (the method is %s)", k, signature_string(info_).c_str());

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "interpreter/thread_policy.h"
 #include "interpreter/backends.h"
 #include "interpreter/loader.h"
 #include "memory_planner/planner.h"
@@ -29,10 +30,6 @@ namespace pte {
 std::string signature_string(const MethodInfo& m);
 // Bytes of the file's own memory plan (sum of non_const_buffer_sizes[1..]).
 size_t file_plan_bytes(const MethodInfo& m);
-
-// Online CPUs (sysconf), read once; the loader calls it so execute() never does
-// the first read.
-long online_cpus();
 
 // Default size of each method's kernel scratch arena (KernelContext::scratch()).
 constexpr size_t kDefaultScratchBytes = 4u << 20;
@@ -67,6 +64,9 @@ class MethodImpl final : public Method {
     return index < inputs_.size() && values_[inputs_[index]].tag == Tag::Tensor && !value_planned_[inputs_[index]];
   }
   Status execute() override;
+  ThreadCalls thread_calls() const override {
+    return {thread_policy_.calls_shared(), thread_policy_.calls_alone(), thread_policy_.trials()};
+  }
   size_t num_outputs() const override { return outputs_.size(); }
   const EValue& output(size_t index) const override;
   size_t arena_bytes() const override { return arena_bytes_; }
@@ -130,6 +130,11 @@ class MethodImpl final : public Method {
   planner::Arena scratch_;
   pthreadpool* threadpool_ = nullptr;
   bool adaptive_threads_ = true;        // MethodOptions::adaptive_threads
+  int claim_threads_ = 1;               // ctx_.claim_threads while work is shared
+  ThreadPolicy thread_policy_;          // share work or run alone (adaptive_threads)
+  int64_t last_wall_ns_ = 0;            // the last call's wall time
+  Status execute_calls();               // execute() after the thread decision
+  uint64_t input_signature() const;     // the input tensors' sizes, hashed
   KernelContext ctx_;
   bool profiling_ = false;
   InstructionObserver observer_ = nullptr;

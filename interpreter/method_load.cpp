@@ -5,6 +5,9 @@
 
 #include <cpuinfo.h>
 
+#include <cstdlib>
+#include <cstring>
+
 #include <mutex>
 
 #include "interpreter/method_load.h"
@@ -90,8 +93,10 @@ Status MethodImpl::load(const LoadedProgram& program, int plan_index, const Prog
   m.ctx_.set_scratch_arena(m.scratch_.data(), scratch);
   m.ctx_.threadpool = m.threadpool_;
   m.ctx_.claim_threads = m.threadpool_ ? threads : 1;
-  m.adaptive_threads_ = options.adaptive_threads;
-  (void)online_cpus();
+  m.claim_threads_ = m.ctx_.claim_threads;
+  // PTE_FIXED_THREADS=1: every call shares its work (the thread policy off), for comparisons
+  const char* fixed = std::getenv("PTE_FIXED_THREADS");
+  m.adaptive_threads_ = options.adaptive_threads && !(fixed && *fixed && std::strcmp(fixed, "0") != 0);
   PTE_TRY(L.create_backends());
   *out = std::move(mp);
   return Status::ok();

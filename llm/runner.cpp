@@ -412,6 +412,7 @@ Status TextRunner::generate_ids(const std::vector<int32_t>& ids, const Generatio
   st.text = text;
   st.decode_ms = now_ms() - t_prefill;
   st.peak_rss_kb = peak_rss_kb();
+  st.threads = method_->thread_calls();
   st.end_position = position();
   if (stats) *stats = st;
   return Status::ok();

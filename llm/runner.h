@@ -54,6 +54,7 @@ struct GenerationStats {
   double load_ms = 0, prefill_ms = 0, decode_ms = 0, ttft_ms = 0;
   int prompt_tokens = 0, generated_tokens = 0;
   long peak_rss_kb = 0;
+  Method::ThreadCalls threads;  // the decoder method's calls so far, shared / alone
   std::string stop_reason;  // "eos", "max_new_tokens", "context_full", "stop_string", "cancelled"
   int64_t start_position = 0, end_position = 0;  // tokens in the cache before / after
   std::string text;                 // what was streamed (cut before a stop string)

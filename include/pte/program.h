@@ -167,10 +167,12 @@ class Program {
     // Re-plan memory from tensor lifetimes instead of using the file's plan.
     bool replan_memory = false;
     int num_threads = 0;                 // 0: physical cores
-    // Run on the calling thread alone while the machine is oversubscribed (1-minute
-    // load average >= online CPUs + 2), as OpenMP's dynamic threads do. Applies to the
-    // thread-pool kernels; fp32 GEMM/GEMV and SDPA keep their helpers (their tiles are
-    // claimed by whichever threads are awake, so a busy machine costs them nothing).
+    // Run on the calling thread alone while sharing work is measured to lose: every
+    // parallel loop of the claim pool and the delegate's helper thread reports how long
+    // its caller waited for helpers against the work they took; a window of loops whose
+    // waits exceed that work (a helper descheduled on a machine busier than its cores)
+    // makes the next calls run alone for 50 ms, doubling up to 1.6 s while probes lose
+    // (ops/linalg/oversubscription.h). false: always share.
     bool adaptive_threads = true;
     size_t scratch_bytes = 0;            // kernel scratch arena per method; 0: 4 MiB
     // The caller reads only the last row (position) of output 0, e.g. a decoder's
@@ -238,6 +240,12 @@ class Method {
   virtual size_t arena_bytes() const = 0;
   // Copy instructions that run as views (MethodOptions::copies_as_views).
   virtual size_t copies_as_views() const { return 0; }
+  // Calls so far that shared their work with helper threads and that ran alone, and the
+  // thread policy's trials (MethodOptions::adaptive_threads; all zero without helpers).
+  struct ThreadCalls {
+    int64_t shared = 0, alone = 0, trials = 0;
+  };
+  virtual ThreadCalls thread_calls() const { return {}; }
   // Per-instruction timing (benchmarks): on adds one clock read per instruction.
   // Turning it on clears what was collected.
   virtual void set_profiling(bool on) { (void)on; }

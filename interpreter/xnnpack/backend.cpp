@@ -405,7 +405,7 @@ class XnnpackInstance final : public BackendInstance {
       }
     }
     State s;
-    s.g = &g_, s.rt = &rt_, s.prep = &prep_, s.ctx = &ctx, s.helper_thread = threads_ > 1;
+    s.g = &g_, s.rt = &rt_, s.prep = &prep_, s.ctx = &ctx, s.helper_thread = threads_ > 1 && ctx.claim_threads > 1;  // (1: the method runs alone now)
     DenormalsOff daz;  // as XNNPACK runs its operators (xnn_math.h)
     for (size_t k = 0; k < g_.nodes.size(); ++k) {
       s.node_index = k;
