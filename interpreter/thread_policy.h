@@ -6,8 +6,8 @@
 // CPU for (nearly) all of its wall time. When it is not (its CPU time below kStarved of
 // the wall time over the last kWindow calls of the same input shapes: other threads want
 // the cores), the policy tries: kTrial calls alone, then kTrial calls shared, and keeps the
-// faster for the calls that follow (alone must win by kMargin; a tie keeps sharing). It
-// tries again after a pause that starts at kMinPause calls and doubles, up to kMaxPause,
+// faster for the calls that follow (alone must win by kMargin; a tie keeps sharing). The
+// first starved window tries at once; later ones after a pause that starts at kMinPause calls and doubles, up to kMaxPause,
 // each time the same answer comes back: a machine whose state does not change pays a
 // shrinking cost for asking. While running alone it tries sharing again after the pause.
 // Calls whose inputs have other shapes (a prefill chunk among decode steps) are not
@@ -52,7 +52,7 @@ class ThreadPolicy {
   int64_t win_wall_ = 0, win_cpu_ = 0;
   int trial_n_ = 0;
   int64_t trial_alone_ = 0, trial_shared_ = 0;
-  int since_trial_ = 0;
+  int since_trial_ = kMinPause;  // the first starved window may try at once
   int pause_ = kMinPause;
   int64_t calls_alone_ = 0, calls_shared_ = 0, trials_ = 0;
 };

@@ -29,16 +29,15 @@ TEST_CASE("thread policy: an idle machine never tries running alone") {
 
 TEST_CASE("thread policy: starved and alone faster -> alone; sharing is probed again later") {
   ThreadPolicy p;
-  int k = 0;
-  // the first window ends after kWindow calls, but a trial waits for kMinPause calls
-  for (; k < ThreadPolicy::kMinPause - 1; ++k) CHECK(call(p, 7, 20 * ms, 12 * ms, 0.5));
+  // the first starved window (kWindow calls) starts a trial at once: kTrial alone, kTrial shared
+  for (int j = 0; j < ThreadPolicy::kWindow - 1; ++j) CHECK(call(p, 7, 20 * ms, 12 * ms, 0.5));
   CHECK(p.trials() == 0);
-  // the window that ends at/after kMinPause calls starts a trial: kTrial alone, kTrial shared
+  CHECK(call(p, 7, 20 * ms, 12 * ms, 0.5));
+  CHECK(p.trials() == 1);
   int alone = 0;
-  for (int j = 0; j < 40; ++j, ++k) alone += call(p, 7, 20 * ms, 12 * ms, 0.5) ? 0 : 1;
-  CHECK(p.trials() >= 1);
+  for (int j = 0; j < 40; ++j) alone += call(p, 7, 20 * ms, 12 * ms, 0.5) ? 0 : 1;
   CHECK_FALSE(p.sharing());
-  CHECK(alone >= 30);  // after the trial every call ran alone
+  CHECK(alone >= 30);  // after the trial every call ran alone, but for the next probe's 3
   // while alone, sharing is tried again after the pause (it loses again: pause doubles)
   const int64_t t0 = p.trials();
   for (int j = 0; j < 200; ++j) call(p, 7, 20 * ms, 12 * ms, 0.5);
@@ -69,7 +68,7 @@ TEST_CASE("thread policy: starved but sharing still faster -> keeps sharing, ask
 
 TEST_CASE("thread policy: a call of other shapes aborts a trial and restarts the window") {
   ThreadPolicy p;
-  for (int j = 0; j < ThreadPolicy::kMinPause + 2; ++j) call(p, 7, 20 * ms, 10 * ms, 0.5);
+  for (int j = 0; j < ThreadPolicy::kWindow + 2; ++j) call(p, 7, 20 * ms, 10 * ms, 0.5);
   REQUIRE(p.trials() == 1);
   // a trial is under way (alone first); a prefill-like call of other shapes ends it
   CHECK_FALSE(call(p, 7, 20 * ms, 10 * ms, 0.5));
