@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pte/program.h"
@@ -65,6 +66,11 @@ class KvCache {
   // without persistent state gets an empty cache (positions are still counted). Inputs
   // after the first two (token ids, positions) are caches passed as inputs.
   static Status attach(Method& method, int64_t context_len, std::unique_ptr<KvCache>* out);
+  // The same with the input-passed caches named: (input, output) pairs, the output holding
+  // the whole updated cache or its new positions (ExecuTorch's static-attention export,
+  // cache/static_attention.h, where the masks and RoPE tables come between them).
+  static Status attach(Method& method, int64_t context_len, const std::vector<std::pair<size_t, size_t>>& inputs_outputs,
+                       std::unique_ptr<KvCache>* out);
   // The inputs that may be a KV cache passed as inputs (tensors after the token ids and
   // positions): load the method with them as MethodOptions::inputs_by_pointer, so feeding
   // the cache copies nothing.
@@ -118,8 +124,11 @@ class KvCache {
   size_t ring_positions_tensors() const;
   // zero slot `slot` of every ring tensor
   void clear_ring_slot(int64_t slot);
-  // finds caches passed as inputs after the first `first_input` inputs
-  Status attach_inputs(Method& method, size_t first_input);
+  static Status attach(Method& method, int64_t context_len, const std::vector<std::pair<size_t, size_t>>* io,
+                       std::unique_ptr<KvCache>* out);
+  // takes the caches passed as inputs: (input, output) pairs
+  Status attach_inputs(Method& method, const std::vector<std::pair<size_t, size_t>>& pairs);
+  Status refuse_inputs(const MethodInfo& mi, const std::string& why) const;
   std::vector<CacheTensor> tensors_;
   // the input-passed caches' storage (8-byte aligned) and tensors
   std::vector<std::vector<uint64_t>> storage_;
