@@ -27,9 +27,11 @@
 // and sets them as the inputs before every call (feed), then takes the outputs back
 // (take). Loaded with input_candidates() as MethodOptions::inputs_by_pointer, the method
 // reads them in place (nothing copied in); else each call copies them into the arena.
-// Inputs that do not pair up are refused at attach with one line naming them. Not yet:
-// ExecuTorch's full static-attention I/O (masks and RoPE tables as inputs, a fixed padded
-// input length, shift-pointer caches, per-head caches) and caches with a dynamic length.
+// Inputs that do not pair up are refused at attach with one line naming them. ExecuTorch's
+// full static-attention I/O (masks and RoPE tables as inputs between the caches, a fixed
+// padded input length) names its cache inputs and outputs in constant methods:
+// cache/static_attention.h reads them, builds the other inputs and attaches this cache with
+// the pairs given. Not yet: shift-pointer caches, per-head caches, caches with a dynamic length.
 #pragma once
 #include <cstdint>
 #include <memory>
