@@ -89,9 +89,12 @@ class KvCache {
   // new positions) from the method's outputs.
   Status take(Method& method, int64_t pos, int64_t n);
   const std::vector<CacheTensor>& tensors() const { return tensors_; }
-  // Key/value pairs: tensors / 2 when they pair up (the exporters keep one K and one V
-  // per layer).
-  int layers() const { return static_cast<int>((tensors_.size() - ring_positions_tensors()) / 2); }
+  // Layers: tensors / 2 when they pair up (the exporters keep one K and one V per layer),
+  // tensors / (2 * heads) for caches kept per head.
+  int layers() const { return static_cast<int>((tensors_.size() - ring_positions_tensors()) / tensors_per_layer_); }
+  // Caches kept per layer and head (ExecuTorch's split-MHA static attention): 2 * heads
+  // tensors a layer (default 2: one K and one V).
+  void set_tensors_per_layer(int n) { tensors_per_layer_ = n > 0 ? n : 2; }
   // Layers kept as sliding-window rings, their window (positions a token attends to) and
   // slots (ring size, twice the window in the exporters' rings). 0 when none.
   int ring_layers() const;
@@ -139,6 +142,7 @@ class KvCache {
   int64_t length_ = 0;
   std::string unsupported_;
   int64_t window_ = 0, ring_slots_ = 0;
+  int tensors_per_layer_ = 2;
 };
 
 }  // namespace pte

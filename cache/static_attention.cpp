@@ -170,6 +170,11 @@ Status StaticAttention::attach(const ProgramInfo& info, Method& method, std::uni
   for (size_t i = 0; i < used.size(); ++i)
     if (!used[i]) return refuse("input " + std::to_string(i) + " (" + util::signature_entry(mi.inputs[i]) + ") is none of tokens, masks, RoPE tables or caches");
   if (mi.outputs.size() != 1 + 2 * kv.size()) return refuse("it returns " + std::to_string(mi.outputs.size()) + " outputs, not the logits and a key and value update per layer");
+  // caches [1, C, D] are kept per KV head (split MHA): n_heads_per_cache of them a layer
+  int64_t heads = 0;
+  if (mi.inputs[static_cast<size_t>(kv[0][0])].tensor.sizes.size() == 3 && const_int(info, "n_heads_per_cache", &heads) && heads > 0 &&
+      kv.size() % static_cast<size_t>(heads) == 0)
+    s->tensors_per_layer_ = static_cast<int>(2 * heads);
   *out = std::move(s);
   return Status::ok();
 }
@@ -183,7 +188,21 @@ Status StaticAttention::attach_cache(const ProgramInfo& info, Method& method, in
   std::unique_ptr<StaticAttention> s;
   PTE_TRY(attach(info, method, &s));
   *capacity = s->cache_len();
-  return KvCache::attach(method, s->cache_len(), s->cache_io(), out);
+  return s->attach_kv(method, out);
+}
+
+Status StaticAttention::attach_kv(Method& method, std::unique_ptr<KvCache>* out) const {
+  PTE_TRY(KvCache::attach(method, cache_len_, cache_io_, out));
+  (*out)->set_tensors_per_layer(tensors_per_layer_);
+  return Status::ok();
+}
+
+std::string StaticAttention::other_form(const ProgramInfo& info) {
+  int64_t v = 0;
+  if (!const_int(info, "forward_input_len", &v) && (const_int(info, "decode_input_len", &v) || const_int(info, "prefill_input_len", &v)))
+    return "ExecuTorch's two-method (prefill / decode) static-attention export is not run yet: export it as one method "
+           "(export_static_llm_coreml.py without --multifunction, or to_edge with the constant methods of that form)";
+  return "";
 }
 
 Status StaticAttention::set_inputs(Method& method, const int32_t* ids, int64_t n, int64_t pos) {

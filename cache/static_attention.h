@@ -19,9 +19,12 @@
 // (smart_mask: slot p holds position p), so rewind, save and restore work as for any cache
 // passed as inputs. The logits row of the last real token is n - 1. The cache holds C
 // positions; a program whose inputs or constant methods do not fit this is refused at load
-// with one line. Not run: the "shift_pointer" style, per-head caches (split MHA),
-// sliding-window layers (a second cache length), the multi-method prefill/decode export and
-// its last_valid_token_pos input.
+// with one line. Caches kept per layer ([1,KV,C,D], "static_mha") or per layer and KV head
+// ([1,C,D], split MHA, "static"; n_heads_per_cache heads a layer) both run. Refused: sliding-
+// window layers (a second cache length), the two-method prefill/decode export (its constants
+// are named decode_* / prefill_*; it also takes last_valid_token_pos). Not detectable, so
+// not run correctly: the "shift_pointer" cache style (the constants do not name the style;
+// that export writes "smart_mask").
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -39,6 +42,9 @@ class StaticAttention {
   // True when the program has the constant methods of the static-attention export for
   // method `method` ("forward"): forward_input_len and kv_cache_specs.
   static bool present(const ProgramInfo& info, const std::string& method);
+  // Non-empty when the program is a form of the static-attention export pte-run does not
+  // run (the two-method prefill/decode one): why, in one line.
+  static std::string other_form(const ProgramInfo& info);
   // The cache inputs kv_cache_specs names (for MethodOptions::inputs_by_pointer); empty
   // when absent or unreadable.
   static std::vector<size_t> cache_inputs(const ProgramInfo& info, const std::string& method);
@@ -54,6 +60,9 @@ class StaticAttention {
   int64_t cache_len() const { return cache_len_; }
   // (input, output) of every cache tensor: the keys of each layer, then the values
   const std::vector<std::pair<size_t, size_t>>& cache_io() const { return cache_io_; }
+  // The KV cache of these inputs (KvCache::attach with cache_io(), its layers counted per
+  // head for split-MHA caches).
+  Status attach_kv(Method& method, std::unique_ptr<KvCache>* out) const;
   // Sets the tokens, masks and RoPE rows for a call writing positions [pos, pos + n).
   Status set_inputs(Method& method, const int32_t* ids, int64_t n, int64_t pos);
 
@@ -65,6 +74,7 @@ class StaticAttention {
   };
   Status make_buffer(const MethodInfo& mi, size_t input, Buffer* b);
   int64_t input_len_ = 0, cache_len_ = 0;
+  int tensors_per_layer_ = 2;  // 2 * KV heads for caches kept per head
   std::vector<std::pair<size_t, size_t>> cache_io_;
   Buffer tokens_, cos_, sin_;
   std::vector<Buffer> masks_;

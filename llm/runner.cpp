@@ -64,6 +64,8 @@ Status TextRunner::load(const RunnerOptions& options) {
   int64_t v = 0;
   // ExecuTorch's static-attention export describes its I/O in constant methods of its own
   const bool static_attention = StaticAttention::present(program_->info(), options.method);
+  if (std::string why = StaticAttention::other_form(program_->info()); !static_attention && !why.empty())
+    return Status::error(ErrorCode::NotADecoder, options.model_path + ": " + why);
   if (!static_attention && !const_int(program_->info(), "get_max_seq_len", &v))
     return Status::error(ErrorCode::NotADecoder, options.model_path + ": no get_max_seq_len constant method: not a text-generation export "
                          "(make one with optimum-executorch or ExecuTorch's LLM exporter), or use 'pte-run run'");
@@ -80,7 +82,7 @@ Status TextRunner::load(const RunnerOptions& options) {
   if (static_attention) PTE_TRY(StaticAttention::attach(program_->info(), *method_, &static_).context(options.model_path));
   PTE_TRY(read_metadata().context(options.model_path));
   if (static_)
-    PTE_TRY(KvCache::attach(*method_, meta_.max_context_len, static_->cache_io(), &cache_).context(options.model_path));
+    PTE_TRY(static_->attach_kv(*method_, &cache_).context(options.model_path));
   else
     PTE_TRY(KvCache::attach(*method_, meta_.max_context_len, &cache_).context(options.model_path));
   model_path_ = options.model_path;

@@ -1,7 +1,8 @@
 // ExecuTorch's static-attention Llama export (cache/static_attention.h) on
 // fixtures/data/static_attention: a tiny Llama (2 layers, GQA) exported through their
 // static_mha attention ("smart_mask" caches, masks and RoPE tables as inputs, 8 tokens a
-// call, a cache of 32 positions), portable and XNNPACK (fixtures/make_static_attention.py).
+// call, a cache of 32 positions), portable and XNNPACK, and with per-head caches (split MHA)
+// (fixtures/make_static_attention.py).
 // Generation equals transformers' greedy generate (reference.json: their IOManager over the
 // eager model and over the official runtime gave the same); rewind, save/restore and saved
 // sessions work; programs whose inputs or constant methods do not fit are refused with one line.
@@ -27,7 +28,9 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kDir = "fixtures/data/static_attention";
-const char* const kPrograms[] = {"portable", "xnnpack"};
+// one cache per layer [1,2,32,8] (static_mha), portable and XNNPACK; one per layer and KV head
+// [1,32,8] (split MHA), portable
+const char* const kPrograms[] = {"portable", "xnnpack", "split_portable"};
 
 struct Reference {
   std::string prompt;
@@ -53,7 +56,8 @@ void load_reference(Reference* ref) {
   ref->prompt = doc.find("prompt")->as_string();
   ref->prompt_ids = ints(doc.find("prompt_ids"));
   ref->generated = ints(doc.find("generated"));
-  for (const char* k : {"io_manager_eager", "runtime_portable", "runtime_xnnpack"}) ref->others.push_back(ints(doc.find(k)));
+  for (const char* k : {"io_manager_eager", "runtime_portable", "runtime_xnnpack", "split_io_manager_eager", "runtime_split_portable"})
+    ref->others.push_back(ints(doc.find(k)));
   ref->input_len = doc.find("input_len")->as_int();
   ref->cache_len = doc.find("cache_len")->as_int();
 }
@@ -82,21 +86,23 @@ TEST_CASE("static attention: ExecuTorch's static-attention export generates as t
     auto r = runner(name);
     CHECK(r->metadata().prefill_chunk == 8);
     CHECK(r->metadata().max_context_len == 32);
+    const bool split = std::string(name) == "split_portable";
     const pte::KvCache& c = r->cache();
     CHECK(c.where() == "method inputs");
     CHECK(c.unsupported().empty());
     CHECK(c.capacity() == 32);
     CHECK(c.layers() == 2);
     CHECK(c.bytes() == 4 * 2 * 32 * 8 * sizeof(float));
-    // kv_cache_specs [[4, 1, 6, 3, 32], [5, 2, 7, 4, 32]]: keys then values
-    const int io[4][2] = {{4, 1}, {5, 2}, {6, 3}, {7, 4}};
-    REQUIRE(c.tensors().size() == 4);
-    for (size_t k = 0; k < 4; ++k) {
+    // kv_cache_specs: [[4, 1, 6, 3, 32], [5, 2, 7, 4, 32]] (per layer); per layer and head:
+    // [[4, 1, 8, 5, 32], [5, 2, 9, 6, 32], [6, 3, 10, 7, 32], [7, 4, 11, 8, 32]]; keys then values
+    const size_t n = split ? 8 : 4;
+    REQUIRE(c.tensors().size() == n);
+    for (size_t k = 0; k < n; ++k) {
       const pte::CacheTensor& t = c.tensors()[k];
-      CHECK(t.input == io[k][0]);
-      CHECK(t.output == io[k][1]);
+      CHECK(t.input == static_cast<int>(4 + k));
+      CHECK(t.output == static_cast<int>(1 + k));
       CHECK(t.slice);
-      CHECK(t.position_dim == 2);
+      CHECK(t.position_dim == (split ? 1 : 2));
     }
 
     pte::GenerationStats st;
@@ -134,7 +140,7 @@ TEST_CASE("static attention: rewind, save and restore, saved sessions, a full co
     const int64_t at = p + 5;
     REQUIRE(r->position() == at);
     std::vector<uint8_t> saved = c.save();
-    CHECK(saved.size() == 4 * 2 * static_cast<size_t>(at) * 8 * sizeof(float));
+    CHECK(saved.size() == 4 * 2 * static_cast<size_t>(at) * 8 * sizeof(float));  // both layouts
     std::vector<int32_t> tokens = r->tokens();
     const std::string session = (dir / (std::string(name) + ".session")).string();
     pte::Status s = pte::save_session(*r, session);
@@ -301,6 +307,23 @@ TEST_CASE("static attention: programs whose inputs or constant methods do not fi
   Synthetic specs;  // kv_cache_specs empty
   specs.kv.clear();
   refused(specs, "kv_cache_specs is not an int64 tensor");
+}
+
+TEST_CASE("static attention: the two-method prefill/decode export is named when refused") {
+  pte::ProgramInfo pi;
+  pte::MethodInfo m;
+  m.name = "decode_input_len";
+  m.is_constant = true;
+  pte::ValueInfo v;
+  v.tag = pte::Tag::Int;
+  v.int_value = 1;
+  m.outputs.push_back(v);
+  CHECK(pte::StaticAttention::other_form(pi).empty());
+  pi.methods.push_back(m);
+  CHECK(!pte::StaticAttention::present(pi, "forward"));
+  const std::string why = pte::StaticAttention::other_form(pi);
+  CHECK(why.find("two-method (prefill / decode) static-attention export is not run yet") != std::string::npos);
+  CHECK(why.find('\n') == std::string::npos);
 }
 
 TEST_CASE("static attention: pte-run info --memory shows the cache and the task") {
