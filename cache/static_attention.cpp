@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <limits>
+#include <new>
 
 namespace pte {
 
@@ -85,7 +86,11 @@ Status StaticAttention::make_buffer(const MethodInfo& mi, size_t input, Buffer* 
     bytes *= static_cast<size_t>(t.sizes[d]);
   }
   compute_strides(t);
-  b->storage.assign((bytes + 7) / 8, 0);
+  try {
+    b->storage.assign((bytes + 7) / 8, 0);
+  } catch (const std::bad_alloc&) {
+    return Status::error("cannot allocate the " + std::to_string(bytes) + " bytes of input " + std::to_string(input));
+  }
   t.data = b->storage.data();
   t.capacity = bytes;
   return Status::ok();
@@ -137,7 +142,10 @@ Status StaticAttention::attach(const ProgramInfo& info, Method& method, std::uni
   for (const auto& r : masks) {
     PTE_TRY(take_input(r[0], "mask"));
     const ValueInfo& v = mi.inputs[static_cast<size_t>(r[0])];
-    if (r[1] != s->cache_len_ || !is_float(v.tensor.dtype) ||
+    if (r[1] != s->cache_len_)
+      return refuse("mask_specs gives mask input " + std::to_string(r[0]) + " the cache length " + std::to_string(r[1]) + ", the caches have " +
+                    std::to_string(s->cache_len_));
+    if (!is_float(v.tensor.dtype) ||
         v.tensor.sizes != std::vector<int64_t>{1, s->input_len_, s->input_len_ + s->cache_len_})
       return refuse("mask input " + std::to_string(r[0]) + " (" + util::signature_entry(v) + ") is not a float [1, " + std::to_string(s->input_len_) +
                     ", " + std::to_string(s->input_len_ + s->cache_len_) + "] for the cache length " + std::to_string(s->cache_len_));

@@ -292,6 +292,9 @@ TEST_CASE("static attention: programs whose inputs or constant methods do not fi
   Synthetic mask;  // a mask not of [1, IN, IN + C]
   mask.inputs[1] = {1, 8, 32};
   refused(mask, "mask input 1 (f32[1,8,32]) is not a float [1, 8, 40]");
+  Synthetic mask_len;  // a mask for another cache length
+  mask_len.masks[1] = 16;
+  refused(mask_len, "mask_specs gives mask input 1 the cache length 16, the caches have 32");
   Synthetic tokens;
   tokens.token_dtype = pte::DType::Float;
   refused(tokens, "input 0 (f32[1,8]) is not int tokens [1, 8]");
