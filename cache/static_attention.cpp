@@ -178,6 +178,11 @@ Status StaticAttention::attach(const ProgramInfo& info, Method& method, std::uni
   for (size_t i = 0; i < used.size(); ++i)
     if (!used[i]) return refuse("input " + std::to_string(i) + " (" + util::signature_entry(mi.inputs[i]) + ") is none of tokens, masks, RoPE tables or caches");
   if (mi.outputs.size() != 1 + 2 * kv.size()) return refuse("it returns " + std::to_string(mi.outputs.size()) + " outputs, not the logits and a key and value update per layer");
+  // the logits of every position of the call (the export's generate_full_logits)
+  const ValueInfo& lo = mi.outputs[0];
+  if (lo.tag != Tag::Tensor || lo.tensor.sizes.size() != 3 || lo.tensor.sizes[0] != 1 || lo.tensor.sizes[1] != s->input_len_)
+    return refuse("output 0 (" + util::signature_entry(lo) + ") is not the logits of every position [1, " + std::to_string(s->input_len_) +
+                  ", V] (an export without generate_full_logits)");
   // caches [1, C, D] are kept per KV head (split MHA): n_heads_per_cache of them a layer
   int64_t heads = 0;
   if (mi.inputs[static_cast<size_t>(kv[0][0])].tensor.sizes.size() == 3 && const_int(info, "n_heads_per_cache", &heads) && heads > 0 &&

@@ -102,32 +102,26 @@ Status TextRunner::read_metadata() {
   // decides, and refuses inputs that do not pair with outputs)
   if (m.inputs.empty() || m.outputs.empty())
     return Status::error(ErrorCode::NotADecoder, "method " + m.name + " does not look like a decoder: expected (tokens[, positions][, caches]) -> logits");
-  int64_t v = 0;
-  if (static_) {
-    // fixed-length calls (padded) over a cache of cache_len positions (StaticAttention checked the inputs)
-    meta_.use_kv_cache = true;
-    meta_.max_seq_len = meta_.prefill_chunk = static_->input_len();
-    meta_.max_context_len = static_->cache_len();
-  } else {
   const ValueInfo& in0 = m.inputs[0];
-  if (in0.tag != Tag::Tensor || in0.tensor.dtype != DType::Int64 || in0.tensor.sizes.size() != 2)
+  // (a static-attention program: StaticAttention checked its inputs; fixed-length calls, padded)
+  if (!static_ && (in0.tag != Tag::Tensor || in0.tensor.dtype != DType::Int64 || in0.tensor.sizes.size() != 2))
     return Status::error(ErrorCode::NotADecoder, "method " + m.name + ": input 0 must be int64 token ids [1, S]");
   meta_.use_kv_cache = m.inputs.size() >= 2;
   int64_t seq_bound = in0.tensor.sizes[1];
   meta_.dynamic_prefill = in0.tensor.dynamism != Dynamism::Static && seq_bound > 1;
-  if (meta_.use_kv_cache) {
+  if (meta_.use_kv_cache && !static_) {
     const ValueInfo& in1 = m.inputs[1];
     if (in1.tag != Tag::Tensor || in1.tensor.dtype != DType::Int64 || in1.tensor.sizes.size() != 1)
       return Status::error(ErrorCode::NotADecoder, "method " + m.name + ": input 1 must be int64 positions ([S] or [1])");
     meta_.positions_as_range = in1.tensor.sizes[0] > 1 || in1.tensor.dynamism != Dynamism::Static;
   }
-  meta_.max_seq_len = max_seq_len;
-  meta_.max_context_len = const_int(info, "get_max_context_len", &v) ? v : meta_.max_seq_len;
+  int64_t v = 0;
+  meta_.max_seq_len = static_ ? static_->input_len() : max_seq_len;
+  meta_.max_context_len = static_ ? static_->cache_len() : const_int(info, "get_max_context_len", &v) ? v : meta_.max_seq_len;
   if (const_int(info, "sliding_window", &v) && v > 0) meta_.sliding_window = v;
   if (meta_.max_seq_len <= 0 || meta_.max_context_len <= 0)
     return Status::error("metadata gives a non-positive sequence length");
-  meta_.prefill_chunk = meta_.dynamic_prefill ? std::min(seq_bound, meta_.max_seq_len) : 1;
-  }
+  meta_.prefill_chunk = meta_.dynamic_prefill ? std::min(seq_bound, meta_.max_seq_len) : static_ ? static_->input_len() : 1;
   if (const_int(info, "use_kv_cache", &v) && !v && meta_.use_kv_cache)
     meta_.use_kv_cache = meta_.use_kv_cache;  // the signature decides; the flag is informative
   if (const MethodInfo* e = find_method(info, "get_eos_ids"); e && e->is_constant) {
@@ -147,7 +141,7 @@ Status TextRunner::read_metadata() {
   if (tv > meta_.vocab_size)
     return Status::error("the tokenizer has " + std::to_string(tv) + " tokens but the model only " + std::to_string(meta_.vocab_size));
 
-  size_t cap = static_cast<size_t>(meta_.use_kv_cache ? meta_.prefill_chunk : std::max<int64_t>(m.inputs[0].tensor.sizes.back(), 1));
+  size_t cap = static_cast<size_t>(meta_.use_kv_cache ? meta_.prefill_chunk : std::max<int64_t>(seq_bound, 1));
   tokens_buf_.assign(cap, 0);
   pos_buf_.assign(cap, 0);
   logits_buf_.assign(static_cast<size_t>(meta_.vocab_size), 0.f);
@@ -174,10 +168,8 @@ Status TextRunner::render_prompt(const std::string& prompt, bool chat, const std
 }
 
 Status TextRunner::forward(const int32_t* ids, int64_t n, const float** logits) {
-  if (static_) {
-    PTE_TRY(static_->set_inputs(*method_, ids, n, cache_->length()));
-  } else {
-  if (meta_.use_kv_cache) {
+  if (static_) PTE_TRY(static_->set_inputs(*method_, ids, n, cache_->length()));  // tokens, masks, RoPE rows
+  if (meta_.use_kv_cache && !static_) {
     for (int64_t i = 0; i < n; ++i) {
       tokens_buf_[i] = ids[i];
       pos_buf_[i] = cache_->length() + i;
@@ -193,8 +185,8 @@ Status TextRunner::forward(const int32_t* ids, int64_t n, const float** logits) 
   compute_strides(tokens);
   tokens.data = tokens_buf_.data();
   tokens.capacity = tokens_buf_.size() * sizeof(int64_t);
-  PTE_TRY(method_->set_input(0, tokens));
-  if (meta_.use_kv_cache) {
+  if (!static_) PTE_TRY(method_->set_input(0, tokens));
+  if (meta_.use_kv_cache && !static_) {
     Tensor p;
     p.dtype = DType::Int64;
     p.dim = 1;
@@ -203,7 +195,6 @@ Status TextRunner::forward(const int32_t* ids, int64_t n, const float** logits) 
     p.data = pos_buf_.data();
     p.capacity = pos_buf_.size() * sizeof(int64_t);
     PTE_TRY(method_->set_input(1, p));
-  }
   }
   PTE_TRY(cache_->feed(*method_));
   Status run = method_->execute();
@@ -227,6 +218,7 @@ Status TextRunner::forward(const int32_t* ids, int64_t n, const float** logits) 
   if (V != meta_.vocab_size) return Status::error("logits have " + std::to_string(V) + " columns, expected " + std::to_string(meta_.vocab_size));
   int64_t rows = t.numel() / V;
   int64_t row = static_ ? n - 1 : rows - 1;  // the last (real) position
+  if (row < 0 || row >= rows) return Status::error("logits have " + std::to_string(rows) + " rows; the call wrote " + std::to_string(n));
   const uint8_t* base = static_cast<const uint8_t*>(t.data);
   if (!t.contiguous_order()) return Status::error("logits must be contiguous");
   switch (t.dtype) {

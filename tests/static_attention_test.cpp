@@ -190,6 +190,7 @@ struct Synthetic {
   std::vector<float> table = std::vector<float>(40 * 8, 0.5f);
   int64_t input_len = 8;
   pte::DType token_dtype = pte::DType::Int32;
+  std::vector<int32_t> logits_sizes = {1, 8, 10};
   std::vector<std::vector<int32_t>> inputs = {{1, 8}, {1, 8, 40}, {8, 8}, {8, 8}, {1, 2, 32, 8}, {1, 2, 32, 8}, {1, 2, 32, 8}, {1, 2, 32, 8}};
 
   pte::ProgramInfo info() const {
@@ -232,7 +233,7 @@ struct Synthetic {
       b.inputs.push_back(b.tensor(s));
     }
     pte::test::ProgramBuilder::TensorSpec logits;
-    logits.sizes = {1, 8, 10};
+    logits.sizes = logits_sizes;
     b.outputs = {b.tensor(logits)};
     for (size_t k = 0; k < kv.size() / 5 * 2; ++k) {
       pte::test::ProgramBuilder::TensorSpec s;
@@ -292,6 +293,9 @@ TEST_CASE("static attention: programs whose inputs or constant methods do not fi
   Synthetic mask;  // a mask not of [1, IN, IN + C]
   mask.inputs[1] = {1, 8, 32};
   refused(mask, "mask input 1 (f32[1,8,32]) is not a float [1, 8, 40]");
+  Synthetic last_only;  // logits of the last position only
+  last_only.logits_sizes = {1, 10};
+  refused(last_only, "output 0 (f32[1,10]) is not the logits of every position [1, 8, V]");
   Synthetic mask_len;  // a mask for another cache length
   mask_len.masks[1] = 16;
   refused(mask_len, "mask_specs gives mask input 1 the cache length 16, the caches have 32");
