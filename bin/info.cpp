@@ -18,6 +18,7 @@
 
 #include "bin/commands.h"
 #include "cache/kv_cache.h"
+#include "cache/static_attention.h"
 #include "flatbuffers/flatbuffers.h"
 #include "interpreter/file_map.h"
 #include "interpreter/loader.h"
@@ -504,9 +505,11 @@ bool constant_int(const ProgramInfo& pi, const char* name, int64_t* out) {
 void describe_state(const ProgramInfo& pi, Method& method, MethodMemory* mm) {
   std::vector<StateTensor> st = method.state_tensors();
   int64_t ctx = 0;
-  const bool have_ctx = constant_int(pi, "get_max_context_len", &ctx) || constant_int(pi, "get_max_seq_len", &ctx);
+  // ExecuTorch's static-attention export gives its cache length in constant methods of its own
+  const bool static_attention = StaticAttention::present(pi, method.info().name);
+  const bool have_ctx = static_attention || constant_int(pi, "get_max_context_len", &ctx) || constant_int(pi, "get_max_seq_len", &ctx);
   std::unique_ptr<KvCache> cache;
-  Status attached = have_ctx ? KvCache::attach(method, ctx, &cache) : Status::error("no context length");
+  Status attached = have_ctx ? StaticAttention::attach_cache(pi, method, ctx, &cache, &ctx) : Status::error("no context length");
   // a cache passed as method inputs: its tensors are the cache component's
   std::vector<const Tensor*> shown;
   if (attached && cache->input_tensors()) {
@@ -1082,7 +1085,8 @@ int cmd_info(int argc, char** argv) {
       for (int64_t b : m.planned_buffers) mm.file_plan += static_cast<uint64_t>(b);
       Program::MethodOptions mo;
       mo.num_threads = 1;
-      mo.inputs_by_pointer = KvCache::input_candidates(m);  // as the runner loads it
+      mo.inputs_by_pointer = StaticAttention::present(pi, m.name) ? StaticAttention::cache_inputs(pi, m.name)
+                                                                  : KvCache::input_candidates(m);  // as the runner loads it
       std::unique_ptr<Method> method;
       Status ls = program->load_method(m.name, mo, &method);
       if (ls) {

@@ -13,6 +13,7 @@
 
 #include "bin/args.h"
 #include "bin/commands.h"
+#include "cache/static_attention.h"
 #include "llm/seq2seq.h"
 
 namespace pte::cli {
@@ -75,6 +76,9 @@ std::string task_of(const ProgramInfo& info) {
     fwd |= m.name == "forward" && !m.is_constant;
   }
   if (max_seq && fwd) return "text generation (decoder with KV cache; pte-run MODEL.pte \"prompt\")";
+  if (fwd && StaticAttention::present(info, "forward"))
+    return "text generation (ExecuTorch's static-attention export: fixed input length, masks, RoPE tables and KV cache as inputs; "
+           "pte-run MODEL.pte \"prompt\")";
   return "";
 }
 

@@ -10,6 +10,16 @@
 namespace pte {
 
 Status KvCache::attach(Method& method, int64_t context_len, std::unique_ptr<KvCache>* out) {
+  return attach(method, context_len, nullptr, out);
+}
+
+Status KvCache::attach(Method& method, int64_t context_len, const std::vector<std::pair<size_t, size_t>>& inputs_outputs,
+                       std::unique_ptr<KvCache>* out) {
+  return attach(method, context_len, &inputs_outputs, out);
+}
+
+Status KvCache::attach(Method& method, int64_t context_len, const std::vector<std::pair<size_t, size_t>>* io,
+                       std::unique_ptr<KvCache>* out) {
   std::unique_ptr<KvCache> c(new KvCache());
   c->capacity_ = context_len;
   std::vector<StateTensor> state = method.state_tensors();
@@ -58,7 +68,19 @@ Status KvCache::attach(Method& method, int64_t context_len, std::unique_ptr<KvCa
     }
     c->tensors_.push_back(ct);
   }
-  if (method.info().inputs.size() > 2) PTE_TRY(c->attach_inputs(method, 2));
+  if (io) {
+    PTE_TRY(c->attach_inputs(method, *io));
+  } else if (method.info().inputs.size() > 2) {
+    const MethodInfo& mi = method.info();
+    const size_t nin = mi.inputs.size() - 2;
+    const size_t nout = mi.outputs.empty() ? 0 : mi.outputs.size() - 1;
+    if (nin != nout)
+      return c->refuse_inputs(mi, "it takes " + std::to_string(nin) + " inputs after the token ids and positions but returns " +
+                                      std::to_string(nout) + " outputs after the logits");
+    std::vector<std::pair<size_t, size_t>> pairs;
+    for (size_t k = 0; k < nin; ++k) pairs.emplace_back(2 + k, 1 + k);
+    PTE_TRY(c->attach_inputs(method, pairs));
+  }
   *out = std::move(c);
   return Status::ok();
 }
@@ -73,22 +95,20 @@ bool contiguous(const TensorInfo& t) {
 
 }  // namespace
 
-Status KvCache::attach_inputs(Method& method, size_t first_input) {
+Status KvCache::refuse_inputs(const MethodInfo& mi, const std::string& why) const {
+  return Status::error("method " + mi.name + ": " + why +
+                       ": the inputs after the token ids and positions must be KV-cache tensors (a dimension of the context length " +
+                       std::to_string(capacity_) +
+                       "), each returned updated, whole or its new positions, by the output after the logits in the same order; "
+                       "this program is not a decoder pte-run generates with ('pte-run run' runs it as a plain program)");
+}
+
+Status KvCache::attach_inputs(Method& method, const std::vector<std::pair<size_t, size_t>>& pairs) {
   const MethodInfo& mi = method.info();
-  const size_t nin = mi.inputs.size() - first_input;
-  const size_t nout = mi.outputs.empty() ? 0 : mi.outputs.size() - 1;
-  auto refuse = [&](const std::string& why) {
-    return Status::error("method " + mi.name + ": " + why +
-                         ": the inputs after the token ids and positions must be KV-cache tensors (a dimension of the context length " +
-                         std::to_string(capacity_) +
-                         "), each returned updated, whole or its new positions, by the output after the logits in the same order; "
-                         "this program is not a decoder pte-run generates with ('pte-run run' runs it as a plain program)");
-  };
-  if (nin != nout)
-    return refuse("it takes " + std::to_string(nin) + " inputs after the token ids and positions but returns " + std::to_string(nout) +
-                  " outputs after the logits");
-  for (size_t k = 0; k < nin; ++k) {
-    const size_t ii = first_input + k, oi = 1 + k;
+  auto refuse = [&](const std::string& why) { return refuse_inputs(mi, why); };
+  for (const auto& [ii, oi] : pairs) {
+    if (ii >= mi.inputs.size() || oi >= mi.outputs.size())
+      return refuse("input " + std::to_string(ii) + " or output " + std::to_string(oi) + " does not exist");
     const ValueInfo& in = mi.inputs[ii];
     const ValueInfo& out = mi.outputs[oi];
     const std::string pair = "input " + std::to_string(ii) + " (" + util::signature_entry(in) + ") and output " + std::to_string(oi) + " (" +

@@ -27,13 +27,16 @@
 // and sets them as the inputs before every call (feed), then takes the outputs back
 // (take). Loaded with input_candidates() as MethodOptions::inputs_by_pointer, the method
 // reads them in place (nothing copied in); else each call copies them into the arena.
-// Inputs that do not pair up are refused at attach with one line naming them. Not yet:
-// ExecuTorch's full static-attention I/O (masks and RoPE tables as inputs, a fixed padded
-// input length, shift-pointer caches, per-head caches) and caches with a dynamic length.
+// Inputs that do not pair up are refused at attach with one line naming them. ExecuTorch's
+// full static-attention I/O (masks and RoPE tables as inputs between the caches, a fixed
+// padded input length) names its cache inputs and outputs in constant methods:
+// cache/static_attention.h reads them, builds the other inputs and attaches this cache with
+// the pairs given. Not yet: shift-pointer caches, per-head caches, caches with a dynamic length.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pte/program.h"
@@ -65,6 +68,11 @@ class KvCache {
   // without persistent state gets an empty cache (positions are still counted). Inputs
   // after the first two (token ids, positions) are caches passed as inputs.
   static Status attach(Method& method, int64_t context_len, std::unique_ptr<KvCache>* out);
+  // The same with the input-passed caches named: (input, output) pairs, the output holding
+  // the whole updated cache or its new positions (ExecuTorch's static-attention export,
+  // cache/static_attention.h, where the masks and RoPE tables come between them).
+  static Status attach(Method& method, int64_t context_len, const std::vector<std::pair<size_t, size_t>>& inputs_outputs,
+                       std::unique_ptr<KvCache>* out);
   // The inputs that may be a KV cache passed as inputs (tensors after the token ids and
   // positions): load the method with them as MethodOptions::inputs_by_pointer, so feeding
   // the cache copies nothing.
@@ -81,9 +89,12 @@ class KvCache {
   // new positions) from the method's outputs.
   Status take(Method& method, int64_t pos, int64_t n);
   const std::vector<CacheTensor>& tensors() const { return tensors_; }
-  // Key/value pairs: tensors / 2 when they pair up (the exporters keep one K and one V
-  // per layer).
-  int layers() const { return static_cast<int>((tensors_.size() - ring_positions_tensors()) / 2); }
+  // Layers: tensors / 2 when they pair up (the exporters keep one K and one V per layer),
+  // tensors / (2 * heads) for caches kept per head.
+  int layers() const { return static_cast<int>((tensors_.size() - ring_positions_tensors()) / tensors_per_layer_); }
+  // Caches kept per layer and head (ExecuTorch's split-MHA static attention): 2 * heads
+  // tensors a layer (default 2: one K and one V).
+  void set_tensors_per_layer(int n) { tensors_per_layer_ = n > 0 ? n : 2; }
   // Layers kept as sliding-window rings, their window (positions a token attends to) and
   // slots (ring size, twice the window in the exporters' rings). 0 when none.
   int ring_layers() const;
@@ -118,8 +129,11 @@ class KvCache {
   size_t ring_positions_tensors() const;
   // zero slot `slot` of every ring tensor
   void clear_ring_slot(int64_t slot);
-  // finds caches passed as inputs after the first `first_input` inputs
-  Status attach_inputs(Method& method, size_t first_input);
+  static Status attach(Method& method, int64_t context_len, const std::vector<std::pair<size_t, size_t>>* io,
+                       std::unique_ptr<KvCache>* out);
+  // takes the caches passed as inputs: (input, output) pairs
+  Status attach_inputs(Method& method, const std::vector<std::pair<size_t, size_t>>& pairs);
+  Status refuse_inputs(const MethodInfo& mi, const std::string& why) const;
   std::vector<CacheTensor> tensors_;
   // the input-passed caches' storage (8-byte aligned) and tensors
   std::vector<std::vector<uint64_t>> storage_;
@@ -128,6 +142,7 @@ class KvCache {
   int64_t length_ = 0;
   std::string unsupported_;
   int64_t window_ = 0, ring_slots_ = 0;
+  int tensors_per_layer_ = 2;
 };
 
 }  // namespace pte

@@ -62,7 +62,11 @@ Status TextRunner::another(std::unique_ptr<TextRunner>* out) const {
 // Everything but opening the program: tokenizer, method, metadata, KV cache.
 Status TextRunner::load(const RunnerOptions& options) {
   int64_t v = 0;
-  if (!const_int(program_->info(), "get_max_seq_len", &v))
+  // ExecuTorch's static-attention export describes its I/O in constant methods of its own
+  const bool static_attention = StaticAttention::present(program_->info(), options.method);
+  if (std::string why = StaticAttention::other_form(program_->info()); !static_attention && !why.empty())
+    return Status::error(ErrorCode::NotADecoder, options.model_path + ": " + why);
+  if (!static_attention && !const_int(program_->info(), "get_max_seq_len", &v))
     return Status::error(ErrorCode::NotADecoder, options.model_path + ": no get_max_seq_len constant method: not a text-generation export "
                          "(make one with optimum-executorch or ExecuTorch's LLM exporter), or use 'pte-run run'");
   PTE_TRY(Tokenizer::load_for_program(options.model_path, options.tokenizer_path, &tok_).with_default_code(ErrorCode::TokenizerUnavailable));
@@ -70,11 +74,17 @@ Status TextRunner::load(const RunnerOptions& options) {
   if (!fwd) return Status::error(ErrorCode::UnknownMethod, options.model_path + ": no method named '" + options.method + "' to generate with");
   Program::MethodOptions mo;
   mo.num_threads = options.num_threads;
-  mo.last_row_of_output_only = true;  // only the last position's logits are sampled
-  mo.inputs_by_pointer = KvCache::input_candidates(*fwd);  // a cache passed as inputs: read in place
+  // only the last position's logits are sampled (a padded static-attention call: another row)
+  mo.last_row_of_output_only = !static_attention;
+  // a cache passed as inputs: read in place
+  mo.inputs_by_pointer = static_attention ? StaticAttention::cache_inputs(program_->info(), options.method) : KvCache::input_candidates(*fwd);
   PTE_TRY(program_->load_method(options.method, mo, &method_));
+  if (static_attention) PTE_TRY(StaticAttention::attach(program_->info(), *method_, &static_).context(options.model_path));
   PTE_TRY(read_metadata().context(options.model_path));
-  PTE_TRY(KvCache::attach(*method_, meta_.max_context_len, &cache_).context(options.model_path));
+  if (static_)
+    PTE_TRY(static_->attach_kv(*method_, &cache_).context(options.model_path));
+  else
+    PTE_TRY(KvCache::attach(*method_, meta_.max_context_len, &cache_).context(options.model_path));
   model_path_ = options.model_path;
   options_ = options;
   return Status::ok();
@@ -93,24 +103,25 @@ Status TextRunner::read_metadata() {
   if (m.inputs.empty() || m.outputs.empty())
     return Status::error(ErrorCode::NotADecoder, "method " + m.name + " does not look like a decoder: expected (tokens[, positions][, caches]) -> logits");
   const ValueInfo& in0 = m.inputs[0];
-  if (in0.tag != Tag::Tensor || in0.tensor.dtype != DType::Int64 || in0.tensor.sizes.size() != 2)
+  // (a static-attention program: StaticAttention checked its inputs; fixed-length calls, padded)
+  if (!static_ && (in0.tag != Tag::Tensor || in0.tensor.dtype != DType::Int64 || in0.tensor.sizes.size() != 2))
     return Status::error(ErrorCode::NotADecoder, "method " + m.name + ": input 0 must be int64 token ids [1, S]");
   meta_.use_kv_cache = m.inputs.size() >= 2;
   int64_t seq_bound = in0.tensor.sizes[1];
   meta_.dynamic_prefill = in0.tensor.dynamism != Dynamism::Static && seq_bound > 1;
-  if (meta_.use_kv_cache) {
+  if (meta_.use_kv_cache && !static_) {
     const ValueInfo& in1 = m.inputs[1];
     if (in1.tag != Tag::Tensor || in1.tensor.dtype != DType::Int64 || in1.tensor.sizes.size() != 1)
       return Status::error(ErrorCode::NotADecoder, "method " + m.name + ": input 1 must be int64 positions ([S] or [1])");
     meta_.positions_as_range = in1.tensor.sizes[0] > 1 || in1.tensor.dynamism != Dynamism::Static;
   }
   int64_t v = 0;
-  meta_.max_seq_len = max_seq_len;
-  meta_.max_context_len = const_int(info, "get_max_context_len", &v) ? v : meta_.max_seq_len;
+  meta_.max_seq_len = static_ ? static_->input_len() : max_seq_len;
+  meta_.max_context_len = static_ ? static_->cache_len() : const_int(info, "get_max_context_len", &v) ? v : meta_.max_seq_len;
   if (const_int(info, "sliding_window", &v) && v > 0) meta_.sliding_window = v;
   if (meta_.max_seq_len <= 0 || meta_.max_context_len <= 0)
     return Status::error("metadata gives a non-positive sequence length");
-  meta_.prefill_chunk = meta_.dynamic_prefill ? std::min(seq_bound, meta_.max_seq_len) : 1;
+  meta_.prefill_chunk = meta_.dynamic_prefill ? std::min(seq_bound, meta_.max_seq_len) : static_ ? static_->input_len() : 1;
   if (const_int(info, "use_kv_cache", &v) && !v && meta_.use_kv_cache)
     meta_.use_kv_cache = meta_.use_kv_cache;  // the signature decides; the flag is informative
   if (const MethodInfo* e = find_method(info, "get_eos_ids"); e && e->is_constant) {
@@ -157,7 +168,8 @@ Status TextRunner::render_prompt(const std::string& prompt, bool chat, const std
 }
 
 Status TextRunner::forward(const int32_t* ids, int64_t n, const float** logits) {
-  if (meta_.use_kv_cache) {
+  if (static_) PTE_TRY(static_->set_inputs(*method_, ids, n, cache_->length()));  // tokens, masks, RoPE rows
+  if (meta_.use_kv_cache && !static_) {
     for (int64_t i = 0; i < n; ++i) {
       tokens_buf_[i] = ids[i];
       pos_buf_[i] = cache_->length() + i;
@@ -173,8 +185,8 @@ Status TextRunner::forward(const int32_t* ids, int64_t n, const float** logits) 
   compute_strides(tokens);
   tokens.data = tokens_buf_.data();
   tokens.capacity = tokens_buf_.size() * sizeof(int64_t);
-  PTE_TRY(method_->set_input(0, tokens));
-  if (meta_.use_kv_cache) {
+  if (!static_) PTE_TRY(method_->set_input(0, tokens));
+  if (meta_.use_kv_cache && !static_) {
     Tensor p;
     p.dtype = DType::Int64;
     p.dim = 1;
@@ -205,7 +217,8 @@ Status TextRunner::forward(const int32_t* ids, int64_t n, const float** logits) 
   int64_t V = t.sizes[t.dim - 1];
   if (V != meta_.vocab_size) return Status::error("logits have " + std::to_string(V) + " columns, expected " + std::to_string(meta_.vocab_size));
   int64_t rows = t.numel() / V;
-  int64_t row = rows - 1;  // the last position
+  int64_t row = static_ ? n - 1 : rows - 1;  // the last (real) position
+  if (row < 0 || row >= rows) return Status::error("logits have " + std::to_string(rows) + " rows; the call wrote " + std::to_string(n));
   const uint8_t* base = static_cast<const uint8_t*>(t.data);
   if (!t.contiguous_order()) return Status::error("logits must be contiguous");
   switch (t.dtype) {

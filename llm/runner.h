@@ -5,6 +5,8 @@
 //   forward(tokens i64[1,S], input_pos i64[1]) -> logits [1,(S),V]          (ExecuTorch's LLM export)
 //   forward(tokens, input_pos, caches...) -> (logits, caches or their new positions...)
 //                                                  (a KV cache passed as inputs and outputs)
+//   forward(tokens[1,IN], masks, rope cos, rope sin, caches...) -> (logits, new keys/values...)
+//                          (ExecuTorch's static-attention export: cache/static_attention.h)
 // The KV cache (cache/kv_cache.h) lives in the method's mutable buffers, or is passed as
 // inputs and outputs (the cache component owns those tensors and feeds them); the runner
 // keeps the token ids it holds, so a conversation can continue, step back (rewind) or be
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "cache/kv_cache.h"
+#include "cache/static_attention.h"
 #include "chat/chat_template.h"
 #include "llm/sampler.h"
 #include "pte/program.h"
@@ -133,6 +136,7 @@ class TextRunner {
   ModelMetadata meta_;
   double load_ms_ = 0;
   std::unique_ptr<KvCache> cache_;
+  std::unique_ptr<StaticAttention> static_;  // ExecuTorch's static-attention I/O, when the program has it
   std::vector<int32_t> history_;  // the ids the cache holds, in order
   std::string program_hash_, model_path_;
   std::vector<int64_t> tokens_buf_, pos_buf_;

@@ -95,11 +95,12 @@ void walk(const std::string& dir, int depth, std::vector<std::string>* out) {
 // corpus file goes in.
 bool sweep_wants(const std::string& path) {
   static const char* const kFamilies[] = {"/op_", "/decoder_", "/encoder_", "/seq2seq_", "/static_kv/",
-                                          "/ring_", "/chat_", "/image_"};
+                                          "/static_attention/", "/ring_", "/chat_", "/image_"};
   static const char* const kFew[] = {"/op_symint/", "/op_dim_order_cnn/", "/op_quant/", "/op_attention_bf16/",
                                      "/decoder_qwen3/", "/decoder_gemma3/",
                                      "/encoder_albert/model_xnnpack.pte", "/seq2seq_t5/model.pte",
                                      "/seq2seq_whisper/model_xnnpack.pte", "/static_kv/slices_xnnpack.pte",
+                                     "/static_attention/split_portable.pte",
                                      "/ring_gemma3/portable.pte", "/seq2seq_whisper/preprocessor.pte",
                                      "/image_vit/model_xnnpack.pte", "/image_resnet/model.pte"};
   bool family = false;
