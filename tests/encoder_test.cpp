@@ -123,6 +123,11 @@ TEST_CASE("encoder: fill-mask ALBERT (unigram tokenizer, factorised embeddings) 
   check_fill_mask("albert");
 }
 
+TEST_CASE("encoder: fill-mask MobileBERT (bottlenecks, NoNorm, stacked FFNs) equals transformers' pipeline and the runtime") {
+  // fixtures/make_encoder_mobilebert.py
+  check_fill_mask("mobilebert");
+}
+
 TEST_CASE("encoder: sentence embeddings (mean pooling from 1_Pooling) equal transformers' and the runtime's") {
   pte::json::Value refs;
   if (!load_refs("st_bert", &refs)) return;

@@ -134,7 +134,9 @@ TEST_CASE("generate: tiny decoders of each family generate transformers' greedy 
     CHECK(join(st2.tokens) == join(d.greedy_ids));
   }
   for (const char* f : {"decoder_llama", "decoder_smollm", "decoder_qwen2", "decoder_qwen3", "decoder_gemma",
-                        "decoder_gemma2", "decoder_gemma3", "decoder_phi3", "decoder_olmo", "decoder_olmo2"})
+                        "decoder_gemma2", "decoder_gemma3", "decoder_phi3", "decoder_olmo", "decoder_olmo2",
+                        // mixture of experts (fixtures/make_decoder_qwen3_moe.py): router top-k, gathered experts
+                        "decoder_qwen3_moe", "decoder_qwen3_moe_xnnpack"})
     CHECK_MESSAGE(names.count(f), f << " missing from the manifest");
 }
 
