@@ -89,7 +89,8 @@ struct Epilogue4 {
 
 // Four columns n .. n + 3 of row m at once (block a multiple of 16, U4 blocks from even k):
 // each activation load serves the four weight rows, the four columns' block sums are
-// reduced together (pairwise adds: exact integers), then Epilogue4.
+// reduced together (pairwise adds: exact integers), then Epilogue4. 4-bit blocks of a
+// multiple of 32 take 32 k a step with the nibbles unsplit (see below).
 template <class D>
 inline void qd8_neon_4cols(const QGemm& q, int64_t m, int64_t n) {
   const int64_t nb = q.K / q.block;
@@ -103,18 +104,36 @@ inline void qd8_neon_4cols(const QGemm& q, int64_t m, int64_t n) {
     bias[c] = q.bias ? q.bias[n + c] : 0.0f;
     ks[c] = q.ksum ? q.ksum[n + c] : 0.0f;
   }
-  const int8x16_t ones = vdupq_n_s8(1);
+  const int8x16_t ones = vdupq_n_s8(1), eight = vdupq_n_s8(8);
+  const uint8x16_t low = vdupq_n_u8(15);
+  const bool split = q.wkind == QWeights::U4 && q.block % 32 == 0;
   Epilogue4 out(q, ks, m);
   for (int64_t b = 0; b < nb; ++b) {
     const int64_t k0 = b * q.block, k1 = k0 + q.block;
     int32x4_t vd[4], vs[4];
     for (int c = 0; c < 4; ++c) vd[c] = vdupq_n_s32(0), vs[c] = vdupq_n_s32(0);
-    for (int64_t k = k0; k < k1; k += 16) {
-      const int8x16_t xv = vld1q_s8(x + k);
-      for (int c = 0; c < 4; ++c) {
-        const int8x16_t wv = load_w16(q, w[c], k);
-        vd[c] = D::dot(vd[c], xv, wv);
-        if (!has_wsum) vs[c] = D::dot(vs[c], ones, wv);
+    if (split) {
+      // 4-bit, 32 k a step: 16 bytes of a column hold the even k in their low nibbles and
+      // the odd k in their high nibbles; the 32 activations are split the same way (the
+      // integer sums do not depend on the order of k), so no interleaving of the nibbles
+      for (int64_t k = k0; k < k1; k += 32) {
+        const int8x16x2_t xv = vuzpq_s8(vld1q_s8(x + k), vld1q_s8(x + k + 16));  // even k, odd k
+        for (int c = 0; c < 4; ++c) {
+          const uint8x16_t wb = vld1q_u8(w[c] + k / 2);
+          const int8x16_t we = vsubq_s8(vreinterpretq_s8_u8(vandq_u8(wb, low)), eight);
+          const int8x16_t wo = vsubq_s8(vreinterpretq_s8_u8(vshrq_n_u8(wb, 4)), eight);
+          vd[c] = D::dot(D::dot(vd[c], xv.val[0], we), xv.val[1], wo);
+          if (!has_wsum) vs[c] = D::dot(vs[c], ones, vaddq_s8(we, wo));  // |we + wo| <= 16
+        }
+      }
+    } else {
+      for (int64_t k = k0; k < k1; k += 16) {
+        const int8x16_t xv = vld1q_s8(x + k);
+        for (int c = 0; c < 4; ++c) {
+          const int8x16_t wv = load_w16(q, w[c], k);
+          vd[c] = D::dot(vd[c], xv, wv);
+          if (!has_wsum) vs[c] = D::dot(vs[c], ones, wv);
+        }
       }
     }
     const int32x4_t dots = qd8_padd(qd8_padd(vd[0], vd[1]), qd8_padd(vd[2], vd[3]));  // lane c: column c
