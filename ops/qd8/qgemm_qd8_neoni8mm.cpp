@@ -99,16 +99,8 @@ inline void run_2x4(const QGemm& q, int64_t m, int64_t n) {
         s23 = vmmlaq_s32(vmmlaq_s32(s23, ones, b23[0]), ones, b23[1]);
       }
     }
-    int32x4_t wsums;
-    if (has_wsum) {
-      int32_t ws[4];
-      for (int c = 0; c < 4; ++c) ws[c] = qd8_wsum(q, b, n + c);
-      wsums = vld1q_s32(ws);
-    } else {
-      wsums = zip_lo64(s01, s23);
-    }
-    float sc[4];
-    for (int c = 0; c < 4; ++c) sc[c] = qd8_scale(q, b, n + c);
+    const int32x4_t wsums = has_wsum ? qd8_wsums4(q, b, n) : zip_lo64(s01, s23);
+    const float32x4_t sc = qd8_scales4(q, b, n);
     out0.block(q, m, vmlsq_n_s32(zip_lo64(d01, d23), wsums, xz0), sc, bias);      // row m: dot - xz * wsum
     out1.block(q, m + 1, vmlsq_n_s32(zip_hi64(d01, d23), wsums, xz1), sc, bias);  // row m + 1
   }
