@@ -129,7 +129,7 @@ inline void qd8_neon_4cols(const QGemm& q, int64_t m, int64_t n) {
     bias[c] = q.bias ? q.bias[n + c] : 0.0f;
     ks[c] = q.ksum ? q.ksum[n + c] : 0.0f;
   }
-  const int8x16_t ones = vdupq_n_s8(1), eight = vdupq_n_s8(8);
+  const int8x16_t ones = vdupq_n_s8(1), eight = vdupq_n_s8(8);  // (D::dot2_u4, D::sum: see qgemm_qd8_neon.cpp)
   const uint8x16_t low = vdupq_n_u8(15);
   const bool split = q.wkind == QWeights::U4 && q.block % 32 == 0;
   Epilogue4 out(q, ks, m);
@@ -147,8 +147,8 @@ inline void qd8_neon_4cols(const QGemm& q, int64_t m, int64_t n) {
           const uint8x16_t wb = vld1q_u8(w[c] + k / 2);
           const int8x16_t we = vsubq_s8(vreinterpretq_s8_u8(vandq_u8(wb, low)), eight);
           const int8x16_t wo = vsubq_s8(vreinterpretq_s8_u8(vshrq_n_u8(wb, 4)), eight);
-          vd[c] = D::dot(D::dot(vd[c], xv.val[0], we), xv.val[1], wo);
-          if (!has_wsum) vs[c] = D::dot(vs[c], ones, vaddq_s8(we, wo));  // |we + wo| <= 16
+          vd[c] = D::dot2_u4(vd[c], xv.val[0], we, xv.val[1], wo);
+          if (!has_wsum) vs[c] = D::sum(vs[c], vaddq_s8(we, wo));  // |we + wo| <= 16
         }
       }
     } else {
