@@ -14,6 +14,10 @@ void vmul_row_f32_scalar(float* y, const float* a, int64_t ia, const float* b, i
 void vadd_row_f32_avx512(float* y, const float* a, int64_t ia, const float* b, int64_t ib, int64_t n);
 void vmul_row_f32_avx512(float* y, const float* a, int64_t ia, const float* b, int64_t ib, int64_t n);
 #endif
+#if defined(__aarch64__)
+void vadd_row_f32_neon(float* y, const float* a, int64_t ia, const float* b, int64_t ib, int64_t n);
+void vmul_row_f32_neon(float* y, const float* a, int64_t ia, const float* b, int64_t ib, int64_t n);
+#endif
 
 // The vector form for this CPU (multiply or add), or null where there is none (then the
 // caller's own loop runs).

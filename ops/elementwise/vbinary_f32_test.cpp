@@ -26,7 +26,7 @@ TEST_CASE("vbinary_f32: the scalar rows, and the SIMD rows equal them bit for bi
       continue;
     }
     const pte::ew::VRowF32 ref = mul ? pte::ew::vmul_row_f32_scalar : pte::ew::vadd_row_f32_scalar;
-    for (int64_t n : {1, 15, 16, 17, 33}) {
+    for (int64_t n : {1, 3, 4, 7, 8, 12, 15, 16, 17, 33}) {
       for (int64_t ia : {0, 1, 2})
         for (int64_t ib : {0, 1}) {
           std::vector<float> y0(n), y1(n, -7.f);
@@ -37,5 +37,5 @@ TEST_CASE("vbinary_f32: the scalar rows, and the SIMD rows equal them bit for bi
         }
     }
   }
-  if (pte::ew::vaddmul_row_f32_simd(false)) CHECK(checked == 60);
+  if (pte::ew::vaddmul_row_f32_simd(false)) CHECK(checked == 120);
 }

@@ -184,10 +184,10 @@ void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, bool 
   // NEON: any shape, no prepared activations (scratch null: the scalar reference, as documented)
   const bool neon = scratch && pte::isa::cpu().neon, dot = neon && pte::isa::cpu().dotprod;
   const bool mm = dot && pte::isa::cpu().i8mm;
-  // Auto: SDOT over four columns a call. The i8mm kernel (2x2 SMMLA blocks, an epilogue per
-  // output) executed more instructions than it on a 6-token SmolLM2 prefill under qemu max
-  // (bench/results/arm_insn.md), so it runs only when asked for (QIsa::NeonI8mm).
-  if (isa == QIsa::Auto) isa = dot ? QIsa::NeonDot : neon ? QIsa::Neon : QIsa::Scalar;
+  // Auto: SMMLA (2 x 4 tiles) for two rows or more where the CPU has i8mm, else SDOT over
+  // four columns a call: under qemu max the i8mm kernel executed fewer instructions on
+  // SmolLM2's prefill (bench/results/arm_insn.md). One row (decode) has no row pair: SDOT.
+  if (isa == QIsa::Auto) isa = mm && q.M >= 2 ? QIsa::NeonI8mm : dot ? QIsa::NeonDot : neon ? QIsa::Neon : QIsa::Scalar;
   if ((isa == QIsa::NeonI8mm && !mm) || (isa == QIsa::NeonDot && !dot) || (isa == QIsa::Neon && !neon)) isa = QIsa::Scalar;
   if (isa != QIsa::Neon && isa != QIsa::NeonDot && isa != QIsa::NeonI8mm) isa = QIsa::Scalar;
   const bool simd = false;  // (no x86 preparation)

@@ -158,9 +158,9 @@ void qgemm_qd8_amx(const QGemm& q, const uint8_t* xp, int64_t m0, int64_t m1, in
 // the filter as stored (no prepared activations), bit-identical to the scalar reference.
 void qgemm_qd8_neon(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 void qgemm_qd8_neondot(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
-// NeonI8mm (qgemm_qd8_neoni8mm.cpp, needs dotprod and i8mm): SMMLA on 2 x 2 output blocks;
-// bit-identical to the scalar reference too. Only when asked for: Auto takes NeonDot, which
-// executed fewer instructions on SmolLM2's prefill (see qgemm_qd8.cpp).
+// NeonI8mm (qgemm_qd8_neoni8mm.cpp, needs dotprod and i8mm): SMMLA on 2 x 4 output tiles
+// (edges on SDOT); bit-identical to the scalar reference too. Auto takes it for two rows
+// or more (prefill; see qgemm_qd8.cpp), NeonDot for one.
 void qgemm_qd8_neoni8mm(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 
 // Whole product, split over the pool's threads (pool may be null) or, with helper, over

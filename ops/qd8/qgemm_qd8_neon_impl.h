@@ -40,6 +40,29 @@ inline int32_t weight(const QGemm& q, const uint8_t* row, int64_t k) {
   return static_cast<int32_t>((k & 1) ? (b >> 4) : (b & 15)) - 8;
 }
 
+// The scales and (where the filter has them) weight sums of block b, columns n .. n + 3,
+// as qd8_scale / qd8_wsum read them: one vector load from the [blocks, S] arrays or from
+// the packed U4 stream's block metadata (16 columns a group; bf16 scales widened by a
+// shift: exact), else (four columns across two groups) four qd8_scale reads.
+inline float32x4_t qd8_scales4(const QGemm& q, int64_t b, int64_t n) {
+  const int64_t i = b * qd8_meta_stride(q) + n;
+  if (q.w_scale) return vld1q_f32(q.w_scale + i);
+  if (q.w_scale_bf16) return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(q.w_scale_bf16 + i), 16));
+  if (n % 16 <= 12) {
+    const int64_t nb = q.K / q.block, bb = qd8_u4_block_bytes(q.block, q.wp_bf16);
+    const uint8_t* meta = q.wp + ((n / 16) * nb + b) * bb + q.block / 8 * 64;
+    if (q.wp_bf16) return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(reinterpret_cast<const uint16_t*>(meta) + n % 16), 16));
+    return vld1q_f32(reinterpret_cast<const float*>(meta) + n % 16);
+  }
+  float sc[4];
+  for (int c = 0; c < 4; ++c) sc[c] = qd8_scale(q, b, n + c);
+  return vld1q_f32(sc);
+}
+inline int32x4_t qd8_wsums4(const QGemm& q, int64_t b, int64_t n) {
+  const int64_t i = b * qd8_meta_stride(q) + n;
+  return q.wsum ? vld1q_s32(q.wsum + i) : vmovl_s16(vld1_s16(q.wsum16 + i));
+}
+
 // The float epilogue of four columns (qd8_acc_init, then per block qd8_block_step or, per
 // channel, qd8_output_channel, then qd8_output): on aarch64 as four lanes; on armv7 one
 // output at a time on VFP, because armv7's NEON flushes subnormals to zero whatever FPSCR
@@ -60,9 +83,9 @@ struct Epilogue4 {
   float32x4_t acc;
   Epilogue4(const QGemm& q, const float* ksum, int64_t m)
       : acc(q.ksum ? qd8_acc_init<Qd8OpsNeon>(vld1q_f32(ksum), q.x_zp[m]) : vdupq_n_f32(0.0f)) {}
-  void block(const QGemm& q, int64_t m, int32x4_t dot, const float* scale, const float* bias) {
-    acc = q.ksum ? qd8_block_step<Qd8OpsNeon>(acc, dot, vld1q_f32(scale))
-                 : qd8_output_channel<Qd8OpsNeon>(dot, vdupq_n_f32(q.x_scale[m]), vld1q_f32(scale), vld1q_f32(bias));
+  void block(const QGemm& q, int64_t m, int32x4_t dot, float32x4_t scale, const float* bias) {
+    acc = q.ksum ? qd8_block_step<Qd8OpsNeon>(acc, dot, scale)
+                 : qd8_output_channel<Qd8OpsNeon>(dot, vdupq_n_f32(q.x_scale[m]), scale, vld1q_f32(bias));
   }
   void store(const QGemm& q, int64_t m, const float* bias, float* y) const {
     vst1q_f32(y, q.ksum ? qd8_output<Qd8OpsNeon>(acc, vdupq_n_f32(q.x_scale[m]), vld1q_f32(bias)) : acc);
@@ -74,9 +97,11 @@ struct Epilogue4 {
   Epilogue4(const QGemm& q, const float* ksum, int64_t m) {
     for (int c = 0; c < 4; ++c) acc[c] = q.ksum ? qd8_acc_init<Qd8Ops1>(ksum[c], q.x_zp[m]) : 0.0f;
   }
-  void block(const QGemm& q, int64_t m, int32x4_t dot, const float* scale, const float* bias) {
+  void block(const QGemm& q, int64_t m, int32x4_t dot, float32x4_t vscale, const float* bias) {
     int32_t d[4];
+    float scale[4];
     vst1q_s32(d, dot);
+    vst1q_f32(scale, vscale);  // (a copy: no arithmetic on armv7's NEON)
     for (int c = 0; c < 4; ++c)
       acc[c] = q.ksum ? qd8_block_step<Qd8Ops1>(acc[c], d[c], scale[c])
                       : qd8_output_channel<Qd8Ops1>(d[c], q.x_scale[m], scale[c], bias[c]);
@@ -89,7 +114,8 @@ struct Epilogue4 {
 
 // Four columns n .. n + 3 of row m at once (block a multiple of 16, U4 blocks from even k):
 // each activation load serves the four weight rows, the four columns' block sums are
-// reduced together (pairwise adds: exact integers), then Epilogue4.
+// reduced together (pairwise adds: exact integers), then Epilogue4. 4-bit blocks of a
+// multiple of 32 take 32 k a step with the nibbles unsplit (see below).
 template <class D>
 inline void qd8_neon_4cols(const QGemm& q, int64_t m, int64_t n) {
   const int64_t nb = q.K / q.block;
@@ -103,32 +129,41 @@ inline void qd8_neon_4cols(const QGemm& q, int64_t m, int64_t n) {
     bias[c] = q.bias ? q.bias[n + c] : 0.0f;
     ks[c] = q.ksum ? q.ksum[n + c] : 0.0f;
   }
-  const int8x16_t ones = vdupq_n_s8(1);
+  const int8x16_t ones = vdupq_n_s8(1), eight = vdupq_n_s8(8);  // (D::dot2_u4, D::sum: see qgemm_qd8_neon.cpp)
+  const uint8x16_t low = vdupq_n_u8(15);
+  const bool split = q.wkind == QWeights::U4 && q.block % 32 == 0;
   Epilogue4 out(q, ks, m);
   for (int64_t b = 0; b < nb; ++b) {
     const int64_t k0 = b * q.block, k1 = k0 + q.block;
     int32x4_t vd[4], vs[4];
     for (int c = 0; c < 4; ++c) vd[c] = vdupq_n_s32(0), vs[c] = vdupq_n_s32(0);
-    for (int64_t k = k0; k < k1; k += 16) {
-      const int8x16_t xv = vld1q_s8(x + k);
-      for (int c = 0; c < 4; ++c) {
-        const int8x16_t wv = load_w16(q, w[c], k);
-        vd[c] = D::dot(vd[c], xv, wv);
-        if (!has_wsum) vs[c] = D::dot(vs[c], ones, wv);
+    if (split) {
+      // 4-bit, 32 k a step: 16 bytes of a column hold the even k in their low nibbles and
+      // the odd k in their high nibbles; the 32 activations are split the same way (the
+      // integer sums do not depend on the order of k), so no interleaving of the nibbles
+      for (int64_t k = k0; k < k1; k += 32) {
+        const int8x16x2_t xv = vuzpq_s8(vld1q_s8(x + k), vld1q_s8(x + k + 16));  // even k, odd k
+        for (int c = 0; c < 4; ++c) {
+          const uint8x16_t wb = vld1q_u8(w[c] + k / 2);
+          const int8x16_t we = vsubq_s8(vreinterpretq_s8_u8(vandq_u8(wb, low)), eight);
+          const int8x16_t wo = vsubq_s8(vreinterpretq_s8_u8(vshrq_n_u8(wb, 4)), eight);
+          vd[c] = D::dot2_u4(vd[c], xv.val[0], we, xv.val[1], wo);
+          if (!has_wsum) vs[c] = D::sum(vs[c], vaddq_s8(we, wo));  // |we + wo| <= 16
+        }
+      }
+    } else {
+      for (int64_t k = k0; k < k1; k += 16) {
+        const int8x16_t xv = vld1q_s8(x + k);
+        for (int c = 0; c < 4; ++c) {
+          const int8x16_t wv = load_w16(q, w[c], k);
+          vd[c] = D::dot(vd[c], xv, wv);
+          if (!has_wsum) vs[c] = D::dot(vs[c], ones, wv);
+        }
       }
     }
     const int32x4_t dots = qd8_padd(qd8_padd(vd[0], vd[1]), qd8_padd(vd[2], vd[3]));  // lane c: column c
-    int32x4_t wsums;
-    if (has_wsum) {
-      int32_t ws[4];
-      for (int c = 0; c < 4; ++c) ws[c] = qd8_wsum(q, b, n + c);
-      wsums = vld1q_s32(ws);
-    } else {
-      wsums = qd8_padd(qd8_padd(vs[0], vs[1]), qd8_padd(vs[2], vs[3]));
-    }
-    float sc[4];
-    for (int c = 0; c < 4; ++c) sc[c] = qd8_scale(q, b, n + c);
-    out.block(q, m, vmlsq_n_s32(dots, wsums, xz), sc, bias);  // dot - xz * wsum
+    const int32x4_t wsums = has_wsum ? qd8_wsums4(q, b, n) : qd8_padd(qd8_padd(vs[0], vs[1]), qd8_padd(vs[2], vs[3]));
+    out.block(q, m, vmlsq_n_s32(dots, wsums, xz), qd8_scales4(q, b, n), bias);  // dot - xz * wsum
   }
   out.store(q, m, bias, q.y + m * q.N + n);
 }

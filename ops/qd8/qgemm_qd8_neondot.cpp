@@ -10,6 +10,10 @@ namespace pte::xnn {
 namespace {
 struct Sdot {
   static int32x4_t dot(int32x4_t acc, int8x16_t a, int8x16_t b) { return vdotq_s32(acc, a, b); }
+  static int32x4_t dot2_u4(int32x4_t acc, int8x16_t a0, int8x16_t b0, int8x16_t a1, int8x16_t b1) {
+    return vdotq_s32(vdotq_s32(acc, a0, b0), a1, b1);
+  }
+  static int32x4_t sum(int32x4_t acc, int8x16_t v) { return vdotq_s32(acc, v, vdupq_n_s8(1)); }
 };
 }  // namespace
 

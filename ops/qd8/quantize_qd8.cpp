@@ -1,5 +1,6 @@
 // fp32 -> qd8 (dynamic int8, one scale / zero point per row: XNNPACK's asymmetric rule),
-// the scalar reference and an AVX-512 variant equal to it bit for bit (finite inputs).
+// the scalar reference and AVX-512 and aarch64 NEON variants equal to it bit for bit
+// (finite inputs).
 #include "ops/qd8/quantize_qd8.h"
 
 #if defined(__x86_64__)
@@ -10,10 +11,14 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 #endif
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 
 #include <algorithm>
 #include <cmath>
 
+#include "ops/isa.h"
 #include "ops/qd8/qgemm_qd8.h"
 
 namespace pte::xnn {
@@ -89,8 +94,52 @@ void quantize_qd8_row_avx512(const float* x, int64_t k, int8_t* y, float* scale,
 #endif
 #endif  // defined(__x86_64__)
 
+#if defined(__aarch64__)
+// Lane-wise min / max from +0 as compare-and-select (x < m ? x : m is std::min(m, x); a -0
+// never replaces the +0 start, as in the reference), the same scalar parameters, then
+// round-to-nearest-even (FRINTN: nearbyint in the default mode), + zero point, clamp,
+// narrow. 16 values a step.
+void quantize_qd8_row_neon(const float* x, int64_t k, int8_t* y, float* scale, int32_t* zp) {
+  float32x4_t vmn = vdupq_n_f32(0.0f), vmx = vdupq_n_f32(0.0f);
+  int64_t i = 0;
+  for (; i + 4 <= k; i += 4) {
+    const float32x4_t v = vld1q_f32(x + i);
+    vmn = vbslq_f32(vcltq_f32(v, vmn), v, vmn);
+    vmx = vbslq_f32(vcgtq_f32(v, vmx), v, vmx);
+  }
+  float mn = 0.0f, mx = 0.0f;
+  for (; i < k; ++i) mn = std::min(mn, x[i]), mx = std::max(mx, x[i]);
+  float ln[4], lx[4];
+  vst1q_f32(ln, vmn);
+  vst1q_f32(lx, vmx);
+  for (int l = 0; l < 4; ++l) mn = std::min(mn, ln[l]), mx = std::max(mx, lx[l]);
+  const float32x4_t inv = vdupq_n_f32(params_from_range(mn, mx, scale, zp)), z = vdupq_n_f32(static_cast<float>(*zp));
+  const float32x4_t lo = vdupq_n_f32(-128.0f), hi = vdupq_n_f32(127.0f);
+  const auto q4 = [&](const float* p) {
+    const float32x4_t q = vaddq_f32(vrndnq_f32(vmulq_f32(vld1q_f32(p), inv)), z);
+    return vcvtq_s32_f32(vminq_f32(vmaxq_f32(q, lo), hi));  // exact: q is an integer in range
+  };
+  for (i = 0; i + 16 <= k; i += 16) {
+    const int16x8_t a = vcombine_s16(vmovn_s32(q4(x + i)), vmovn_s32(q4(x + i + 4)));
+    const int16x8_t b = vcombine_s16(vmovn_s32(q4(x + i + 8)), vmovn_s32(q4(x + i + 12)));
+    vst1q_s8(y + i, vcombine_s8(vmovn_s16(a), vmovn_s16(b)));
+  }
+  const float fz = static_cast<float>(*zp), finv = vgetq_lane_f32(inv, 0);
+  for (; i < k; ++i) {
+    const float q = std::nearbyint(x[i] * finv) + fz;
+    y[i] = static_cast<int8_t>(std::min(std::max(q, -128.0f), 127.0f));
+  }
+}
+#endif
+
 void quantize_qd8_rows(const float* x, int64_t rows, int64_t k, int8_t* y, float* scale, int32_t* zp) {
   [[maybe_unused]] const bool simd = cpu_has_avx512_vnni();
+#if defined(__aarch64__)
+  if (isa::cpu().neon) {
+    for (int64_t r = 0; r < rows; ++r) quantize_qd8_row_neon(x + r * k, k, y + r * k, scale + r, zp + r);
+    return;
+  }
+#endif
   for (int64_t r = 0; r < rows; ++r) {
 #if defined(__x86_64__)
     if (simd) {

@@ -9,7 +9,10 @@ namespace pte::xnn {
 
 void quantize_qd8_row_scalar(const float* x, int64_t k, int8_t* y, float* scale, int32_t* zp);
 void quantize_qd8_row_avx512(const float* x, int64_t k, int8_t* y, float* scale, int32_t* zp);
-// rows of k: the AVX-512 variant where the CPU has it
+#if defined(__aarch64__)
+void quantize_qd8_row_neon(const float* x, int64_t k, int8_t* y, float* scale, int32_t* zp);
+#endif
+// rows of k: the AVX-512 (x86-64) or NEON (aarch64) variant where the CPU has it
 void quantize_qd8_rows(const float* x, int64_t rows, int64_t k, int8_t* y, float* scale, int32_t* zp);
 
 }  // namespace pte::xnn

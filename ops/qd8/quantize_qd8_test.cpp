@@ -1,10 +1,11 @@
-// fp32 -> qd8: the reference on known rows, the AVX-512 variant bit for bit against it.
+// fp32 -> qd8: the reference on known rows, the AVX-512 and NEON variants bit for bit against it.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <random>
 #include <vector>
 
+#include "ops/isa.h"
 #include "ops/qd8/qgemm_qd8.h"
 #include "ops/qd8/quantize_qd8.h"
 
@@ -45,12 +46,12 @@ TEST_CASE("quantize_qd8: reference parameters and values") {
   }
 }
 
-#if defined(__x86_64__)
-TEST_CASE("quantize_qd8: AVX-512 equals the reference bit for bit") {
-  if (!cpu_has_avx512_vnni()) {
-    MESSAGE("no AVX-512 on this CPU: only the reference is checked");
-    return;
-  }
+namespace {
+
+using RowFn = void (*)(const float*, int64_t, int8_t*, float*, int32_t*);
+
+// rows of every sign pattern, tiny values and many .5 ties: the variant equals the reference
+void check_against_reference(RowFn variant) {
   std::mt19937 rng(17);
   std::normal_distribution<float> nd(0.0f, 2.0f);
   for (int64_t k : {int64_t(1), int64_t(7), int64_t(16), int64_t(31), int64_t(576), int64_t(1537)})
@@ -67,7 +68,7 @@ TEST_CASE("quantize_qd8: AVX-512 equals the reference bit for bit") {
       float s0, s1;
       int32_t z0, z1;
       quantize_qd8_row_scalar(x.data(), k, y0.data(), &s0, &z0);
-      quantize_qd8_row_avx512(x.data(), k, y1.data(), &s1, &z1);
+      variant(x.data(), k, y1.data(), &s1, &z1);
       CAPTURE(k);
       CAPTURE(kind);
       CHECK(s0 == s1);
@@ -75,8 +76,42 @@ TEST_CASE("quantize_qd8: AVX-512 equals the reference bit for bit") {
       CHECK(y0 == y1);
     }
 }
+
+}  // namespace
+
+#if defined(__x86_64__)
+TEST_CASE("quantize_qd8: AVX-512 equals the reference bit for bit") {
+  if (!cpu_has_avx512_vnni()) {
+    MESSAGE("no AVX-512 on this CPU: only the reference is checked");
+    return;
+  }
+  check_against_reference(quantize_qd8_row_avx512);
+}
 #else
 TEST_CASE("quantize_qd8: AVX-512 equals the reference bit for bit") {
   MESSAGE("skipped: the AVX-512 variant is x86-64 only (this ISA runs the reference)");
+}
+#endif
+
+#if defined(__aarch64__)
+TEST_CASE("quantize_qd8: NEON equals the reference bit for bit") {
+  if (!pte::isa::cpu().neon) {
+    MESSAGE("skipped: NEON turned off (PTE_ISA_OFF): only the reference is checked");
+    return;
+  }
+  check_against_reference(quantize_qd8_row_neon);
+  std::vector<float> x(40, 1.0f);  // through quantize_qd8_rows: 2 rows of 20
+  for (int i = 0; i < 40; ++i) x[i] = static_cast<float>(i % 7) - 2.5f;
+  std::vector<int8_t> y0(40), y1(40);
+  float s0[2], s1[2];
+  int32_t z0[2], z1[2];
+  for (int r = 0; r < 2; ++r) quantize_qd8_row_scalar(x.data() + 20 * r, 20, y0.data() + 20 * r, s0 + r, z0 + r);
+  quantize_qd8_rows(x.data(), 2, 20, y1.data(), s1, z1);
+  CHECK(y0 == y1);
+  CHECK((s0[1] == s1[1] && z0[1] == z1[1]));
+}
+#else
+TEST_CASE("quantize_qd8: NEON equals the reference bit for bit") {
+  MESSAGE("skipped: the NEON variant is aarch64 only (this ISA runs the reference)");
 }
 #endif

@@ -1,5 +1,8 @@
 #include "ops/quantized/embedding_common.h"
 
+#include <type_traits>
+
+#include "ops/quantized/embedding_rows.h"
 #include "ops/quantized/quant_util.h"
 
 namespace pte::quant {
@@ -27,6 +30,13 @@ bool embed(KernelContext& ctx, const char* op, const Tensor& w, const Tensor& sc
   O* op_ = out.ptr<O>();
   const bool oc = out.contiguous_order();
   const int64_t tokens = idx.numel();
+  // A contiguous float32 out and unit-stride weight rows: the vector row form where this CPU
+  // has one (embedding_rows.h; the same bits as the loop below).
+  EmbedRowF32 vrow = nullptr;
+  if constexpr (std::is_same_v<O, float> && NBITS != 2) {
+    if (oc && w.strides[1] == 1)
+      vrow = embed_row_f32_simd(NBITS == 4 ? EmbedKind::Q4 : std::is_same_v<W, int8_t> ? EmbedKind::S8 : EmbedKind::U8);
+  }
   for (int64_t t = 0; t < tokens; ++t) {
     const int64_t i = static_cast<int64_t>(element(idx, t));
     if (i < 0 || i >= V) return ctx.fail("%s: index %lld out of range [0, %lld)", op, (long long)i, (long long)V);
@@ -34,6 +44,11 @@ bool embed(KernelContext& ctx, const char* op, const Tensor& w, const Tensor& sc
     for (int64_t g = 0; g < groups; ++g) {
       const float scale = static_cast<float>(element(scales, i * groups + g));
       const float zp = zps ? static_cast<float>(element(*zps, i * groups + g)) : 0.0f;
+      if (vrow) {
+        if constexpr (std::is_same_v<O, float>)
+          vrow(reinterpret_cast<const uint8_t*>(row), g * gsize, gsize, zp, scale, op_ + t * D + g * gsize);
+        continue;
+      }
       for (int64_t j = g * gsize, je = j + gsize; j < je; ++j) {
         const float v = (static_cast<float>(weight_value<NBITS>(row, j, w.strides[1])) - zp) * scale;
         op_[offset_of(out, oc, t * D + j)] = convert<O>(v);
