@@ -77,22 +77,22 @@ Status StaticAttention::make_buffer(const MethodInfo& mi, size_t input, Buffer* 
   Tensor& t = b->tensor;
   t.dtype = ti.dtype;
   t.dim = static_cast<int32_t>(ti.sizes.size());
-  size_t bytes = dtype_size(ti.dtype);
+  uint64_t bytes = dtype_size(ti.dtype);  // (64-bit arithmetic: size_t is 32 bits on armhf)
   for (int d = 0; d < t.dim; ++d) {
     t.sizes[d] = ti.sizes[static_cast<size_t>(d)];
     t.dim_order[d] = static_cast<uint8_t>(d);
-    if (t.sizes[d] <= 0 || t.sizes[d] > (int64_t{1} << 24) || bytes > (size_t{1} << 32) / static_cast<size_t>(t.sizes[d]))
+    if (t.sizes[d] <= 0 || t.sizes[d] > (int64_t{1} << 24) || bytes > (uint64_t{1} << 31) / static_cast<uint64_t>(t.sizes[d]))
       return Status::error("input " + std::to_string(input) + " (" + util::signature_entry(mi.inputs[input]) + ") has an empty or too large size");
-    bytes *= static_cast<size_t>(t.sizes[d]);
+    bytes *= static_cast<uint64_t>(t.sizes[d]);
   }
   compute_strides(t);
   try {
-    b->storage.assign((bytes + 7) / 8, 0);
+    b->storage.assign(static_cast<size_t>((bytes + 7) / 8), 0);
   } catch (const std::bad_alloc&) {
     return Status::error("cannot allocate the " + std::to_string(bytes) + " bytes of input " + std::to_string(input));
   }
   t.data = b->storage.data();
-  t.capacity = bytes;
+  t.capacity = static_cast<size_t>(bytes);
   return Status::ok();
 }
 
