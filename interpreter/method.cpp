@@ -3,10 +3,8 @@
 // turned into a Status at the boundary.
 #include "interpreter/method.h"
 
-#include <unistd.h>
 #include <ctime>
 
-#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cmath>

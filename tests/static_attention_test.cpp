@@ -39,25 +39,13 @@ struct Reference {
   int64_t input_len = 0, cache_len = 0;
 };
 
-std::vector<int32_t> ints(const pte::json::Value* v) {
-  std::vector<int32_t> r;
-  REQUIRE(v);
-  for (const auto& x : v->items()) r.push_back(static_cast<int32_t>(x.as_int()));
-  return r;
-}
-
 void load_reference(Reference* ref) {
-  std::ifstream f(kDir / "reference.json", std::ios::binary);
-  REQUIRE_MESSAGE(f, (kDir / "reference.json").string() << " is missing (a committed fixture: fixtures/make_static_attention.py)");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  pte::json::Value doc;
-  REQUIRE(pte::json::parse(ss.str(), &doc));
+  const pte::json::Value doc = pte_test::read_fixture_json(kDir / "reference.json", "fixtures/make_static_attention.py");
   ref->prompt = doc.find("prompt")->as_string();
-  ref->prompt_ids = ints(doc.find("prompt_ids"));
-  ref->generated = ints(doc.find("generated"));
+  ref->prompt_ids = pte_test::json_ints(doc.find("prompt_ids"));
+  ref->generated = pte_test::json_ints(doc.find("generated"));
   for (const char* k : {"io_manager_eager", "runtime_portable", "runtime_xnnpack", "split_io_manager_eager", "runtime_split_portable"})
-    ref->others.push_back(ints(doc.find(k)));
+    ref->others.push_back(pte_test::json_ints(doc.find(k)));
   ref->input_len = doc.find("input_len")->as_int();
   ref->cache_len = doc.find("cache_len")->as_int();
 }

@@ -38,26 +38,13 @@ struct Reference {
   int64_t context = 0;
 };
 
-std::vector<int32_t> ints(const pte::json::Value* v) {
-  std::vector<int32_t> r;
-  REQUIRE(v);
-  for (const auto& x : v->items()) r.push_back(static_cast<int32_t>(x.as_int()));
-  return r;
-}
-
-bool load_reference(Reference* ref) {
-  std::ifstream f(kDir / "reference.json", std::ios::binary);
-  REQUIRE_MESSAGE(f, (kDir / "reference.json").string() << " is missing (a committed fixture: fixtures/make_static_kv_decoder.py)");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  pte::json::Value doc;
-  REQUIRE(pte::json::parse(ss.str(), &doc));
+void load_reference(Reference* ref) {
+  const pte::json::Value doc = pte_test::read_fixture_json(kDir / "reference.json", "fixtures/make_static_kv_decoder.py");
   ref->prompt = doc.find("prompt")->as_string();
-  ref->prompt_ids = ints(doc.find("prompt_ids"));
-  ref->generated = ints(doc.find("generated"));
-  ref->buffers_export = ints(doc.find("buffers_export"));
+  ref->prompt_ids = pte_test::json_ints(doc.find("prompt_ids"));
+  ref->generated = pte_test::json_ints(doc.find("generated"));
+  ref->buffers_export = pte_test::json_ints(doc.find("buffers_export"));
   ref->context = doc.find("context")->as_int();
-  return true;
 }
 
 std::unique_ptr<pte::TextRunner> runner(const std::string& name) { return pte_test::open_runner((kDir / (name + ".pte")).string()); }
@@ -69,7 +56,7 @@ using pte_test::slice;
 
 TEST_CASE("static kv cache: caches passed as inputs generate as transformers (slices and whole, portable and XNNPACK)") {
   Reference ref;
-  if (!load_reference(&ref)) return;
+  load_reference(&ref);
   REQUIRE(ref.generated.size() == 12);
   // the same weights exported with the cache in buffers gave the same tokens
   CHECK(ref.buffers_export == ref.generated);
@@ -114,7 +101,7 @@ TEST_CASE("static kv cache: caches passed as inputs generate as transformers (sl
 
 TEST_CASE("static kv cache: rewind, save and restore, saved sessions") {
   Reference ref;
-  if (!load_reference(&ref)) return;
+  load_reference(&ref);
   const auto& gen = ref.generated;
   const int64_t p = static_cast<int64_t>(ref.prompt_ids.size());
   fs::path dir = fs::temp_directory_path() / ("pte_static_kv_" + std::to_string(::getpid()));

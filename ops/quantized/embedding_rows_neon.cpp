@@ -10,30 +10,27 @@ namespace pte::quant {
 
 namespace {
 
-// out[0..16) from 16 int8 lanes.
-inline void store16(int8x16_t q, float32x4_t vzp, float32x4_t vs, float* out) {
-  const int16x8_t lo = vmovl_s8(vget_low_s8(q)), hi = vmovl_high_s8(q);
-  const float32x4_t f0 = vcvtq_f32_s32(vmovl_s16(vget_low_s16(lo)));
-  const float32x4_t f1 = vcvtq_f32_s32(vmovl_high_s16(lo));
-  const float32x4_t f2 = vcvtq_f32_s32(vmovl_s16(vget_low_s16(hi)));
-  const float32x4_t f3 = vcvtq_f32_s32(vmovl_high_s16(hi));
+// out[0..16) = (f - zp) * scale of 16 exact floats: subtract, then multiply (never fused).
+inline void dequant_store16(float32x4_t f0, float32x4_t f1, float32x4_t f2, float32x4_t f3, float32x4_t vzp,
+                            float32x4_t vs, float* out) {
   vst1q_f32(out, vmulq_f32(vsubq_f32(f0, vzp), vs));
   vst1q_f32(out + 4, vmulq_f32(vsubq_f32(f1, vzp), vs));
   vst1q_f32(out + 8, vmulq_f32(vsubq_f32(f2, vzp), vs));
   vst1q_f32(out + 12, vmulq_f32(vsubq_f32(f3, vzp), vs));
 }
 
+// out[0..16) from 16 int8 lanes.
+inline void store16(int8x16_t q, float32x4_t vzp, float32x4_t vs, float* out) {
+  const int16x8_t lo = vmovl_s8(vget_low_s8(q)), hi = vmovl_high_s8(q);
+  dequant_store16(vcvtq_f32_s32(vmovl_s16(vget_low_s16(lo))), vcvtq_f32_s32(vmovl_high_s16(lo)),
+                  vcvtq_f32_s32(vmovl_s16(vget_low_s16(hi))), vcvtq_f32_s32(vmovl_high_s16(hi)), vzp, vs, out);
+}
+
 // The same from 16 uint8 lanes (0..255 does not fit int8: widen unsigned).
 inline void store16u(uint8x16_t q, float32x4_t vzp, float32x4_t vs, float* out) {
   const uint16x8_t lo = vmovl_u8(vget_low_u8(q)), hi = vmovl_high_u8(q);
-  const float32x4_t f0 = vcvtq_f32_u32(vmovl_u16(vget_low_u16(lo)));
-  const float32x4_t f1 = vcvtq_f32_u32(vmovl_high_u16(lo));
-  const float32x4_t f2 = vcvtq_f32_u32(vmovl_u16(vget_low_u16(hi)));
-  const float32x4_t f3 = vcvtq_f32_u32(vmovl_high_u16(hi));
-  vst1q_f32(out, vmulq_f32(vsubq_f32(f0, vzp), vs));
-  vst1q_f32(out + 4, vmulq_f32(vsubq_f32(f1, vzp), vs));
-  vst1q_f32(out + 8, vmulq_f32(vsubq_f32(f2, vzp), vs));
-  vst1q_f32(out + 12, vmulq_f32(vsubq_f32(f3, vzp), vs));
+  dequant_store16(vcvtq_f32_u32(vmovl_u16(vget_low_u16(lo))), vcvtq_f32_u32(vmovl_high_u16(lo)),
+                  vcvtq_f32_u32(vmovl_u16(vget_low_u16(hi))), vcvtq_f32_u32(vmovl_high_u16(hi)), vzp, vs, out);
 }
 
 }  // namespace
