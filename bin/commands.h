@@ -1,6 +1,7 @@
 // pte-run command line: one function per subcommand, each in its own file.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,14 @@ std::string encoder_task_text(const ProgramInfo& info);  // "" when not an encod
 int cmd_classify(int argc, char** argv);
 bool is_image_classifier_file(const std::string& path);
 std::string image_task_text(const ProgramInfo& info);  // "" when not an image classifier
+// media_image.cpp: an image file as the [1,3,H,W] pixel values a vision encoder takes
+// (`want`: its input sizes), preprocessed as the model's preprocessor_config.json says.
+struct ImageInput {
+  std::string model_path, image_path;
+  std::string preprocessor_path;  // empty: preprocessor_config.json beside the model
+  uint64_t max_pixels = uint64_t{1} << 26;
+};
+Status image_pixels(const ImageInput& in, const std::vector<int64_t>& want, std::vector<float>* chw, std::vector<int64_t>* sizes);
 // The task pte-run info shows: the encoder's or image classifier's, else the seq2seq / generation one ("" if none).
 inline std::string program_task(const ProgramInfo& info) {
   std::string t = encoder_task_text(info);

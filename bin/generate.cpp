@@ -15,6 +15,7 @@
 #include "llm/runner.h"
 #include "llm/session.h"
 #include "util/json.h"
+#include "util/proc_stats.h"
 
 namespace pte::cli {
 
@@ -47,7 +48,12 @@ void usage(std::FILE* f) {
                "                          and peak RSS to stderr\n"
                "  --data FILE.ptd         external weights (repeatable)\n"
                "  --threads N             worker threads (default: physical cores)\n"
-               "  --method NAME           method to call (default forward)\n");
+               "  --method NAME           method to call (default forward)\n"
+               "  --image FILE            an image for an image+text program (repeatable; PNG or JPEG): it goes\n"
+               "                          through the vision encoder and its tokens into the prompt; the prompt\n"
+               "                          is then wrapped in the chat template (when the tokenizer has one)\n"
+               "  --preprocessor-config F the image preprocessing (default: preprocessor_config.json beside MODEL.pte)\n"
+               "  --max-pixels N          refuse images whose header claims more pixels (default 64 Mi)\n");
 }
 
 bool valid_utf8(const std::string& s) {
@@ -73,6 +79,8 @@ int cmd_generate(int argc, char** argv) {
   std::string prompt, prompt_file;
   bool have_prompt = false, stats = false, print_ids = false, json_out = false;
   std::string save_path, load_path;
+  std::vector<std::string> images;
+  ImageInput image_in;
   ArgReader args(argc, argv);
   while (args.next()) {
     const std::string& a = args.arg();
@@ -93,6 +101,14 @@ int cmd_generate(int argc, char** argv) {
     else if (a == "--threads") ro.num_threads = static_cast<int>(args.number());
     else if (a == "--method") ro.method = args.value();
     else if (a == "--prompt-file" || a == "-f") prompt_file = args.value();
+    else if (a == "--image") images.push_back(args.value());
+    else if (a == "--preprocessor-config") image_in.preprocessor_path = args.value();
+    else if (a == "--max-pixels") {
+      long long n = args.number();
+      if (n < 1) { std::fprintf(stderr, "pte-run: --max-pixels needs a positive count\n"); return 2; }
+      image_in.max_pixels = static_cast<uint64_t>(n);
+    }
+    else if (a == "--audio") { std::fprintf(stderr, "pte-run: --audio: audio+text programs are not supported yet (images are: --image)\n"); return 2; }
     else if (a.size() > 1 && a[0] == '-' && a != "-") { std::fprintf(stderr, "pte-run: unknown option %s\n", a.c_str()); usage(stderr); return 2; }
     else if (ro.model_path.empty()) ro.model_path = a;
     else if (!have_prompt) { prompt = a; have_prompt = true; }
@@ -119,6 +135,28 @@ int cmd_generate(int argc, char** argv) {
   if (!load_path.empty()) {
     s = load_session(*runner, load_path);
     if (!s) { std::fprintf(stderr, "pte-run: %s\n", s.message().c_str()); return 1; }
+  }
+  double media_ms = 0;
+  if (!images.empty()) {  // each image through the vision encoder, before the prompt is built
+    const MultimodalInfo* mm = runner->multimodal();
+    if (!mm || mm->modality != "vision") {
+      std::fprintf(stderr, "pte-run: %s: --image: this program has no vision encoder (no vision_encoder method)\n", ro.model_path.c_str());
+      return 1;
+    }
+    const double t0 = util::now_ms();
+    image_in.model_path = ro.model_path;
+    for (const auto& path : images) {
+      image_in.image_path = path;
+      std::vector<float> pixels;
+      std::vector<int64_t> sizes;
+      s = image_pixels(image_in, mm->encoder_input_sizes, &pixels, &sizes);
+      MediaEmbedding m;
+      if (s) s = runner->encode_media(pixels.data(), sizes, &m);
+      if (!s) { std::fprintf(stderr, "pte-run: %s: %s\n", path.c_str(), s.message().c_str()); return 1; }
+      gc.media.push_back(std::move(m));
+    }
+    media_ms = util::now_ms() - t0;
+    if (!runner->tokenizer().chat_template().empty()) gc.chat = true;  // as the processor's apply_chat_template
   }
   GenerationStats st;
   bool wrote = false;
@@ -192,6 +230,8 @@ int cmd_generate(int argc, char** argv) {
                  "(%d tokens) | peak RSS %.1f MB | stop: %s\n",
                  st.load_ms, st.prompt_tokens, st.ttft_ms, pre, dec,
                  st.generated_tokens, st.peak_rss_kb / 1024.0, st.stop_reason.c_str());
+    if (!images.empty())
+      std::fprintf(stderr, "images: %zu through the vision encoder in %.1f ms (decode, preprocess, encode)\n", images.size(), media_ms);
     std::fprintf(stderr, "cpu %s\n", isa::describe());  // what the kernels dispatched on (PTE_ISA_OFF)
     if (st.threads.shared + st.threads.alone > 0)  // the thread policy (interpreter/thread_policy.h)
       std::fprintf(stderr, "threads: %lld calls shared work, %lld ran alone (%lld trials)\n",

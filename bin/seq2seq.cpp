@@ -14,6 +14,7 @@
 #include "bin/args.h"
 #include "bin/commands.h"
 #include "cache/static_attention.h"
+#include "llm/multimodal.h"
 #include "llm/seq2seq.h"
 
 namespace pte::cli {
@@ -70,6 +71,15 @@ std::string task_of(const ProgramInfo& info) {
   }
   for (const auto& m : info.methods)
     if (m.name == "encoder" && !m.is_constant) return "encoder only (no text_decoder method: nothing to generate with)";
+  if (EmbeddingFront::present(info)) {
+    for (const auto& m : info.methods) {
+      if (m.name == "vision_encoder" && !m.is_constant)
+        return "image+text generation (token_embedding, vision_encoder, text_decoder; pte-run MODEL.pte \"prompt\" --image FILE)";
+      if (m.name == "audio_encoder" && !m.is_constant)
+        return "audio+text generation (token_embedding, audio_encoder, text_decoder; pte-run runs its text part only: pte-run MODEL.pte \"prompt\")";
+    }
+    return "text generation from embeddings (token_embedding, text_decoder; pte-run MODEL.pte \"prompt\")";
+  }
   bool max_seq = false, fwd = false;
   for (const auto& m : info.methods) {
     max_seq |= m.name == "get_max_seq_len" && m.is_constant;

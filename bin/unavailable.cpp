@@ -14,6 +14,9 @@ int cmd_classify(int, char**) {
   return 1;
 }
 bool is_image_classifier_file(const std::string&) { return false; }
+Status image_pixels(const ImageInput&, const std::vector<int64_t>&, std::vector<float>*, std::vector<int64_t>*) {
+  return Status::error("this build has no image front end (built with -Dimage=disabled, or without libpng/libjpeg)");
+}
 std::string image_task_text(const ProgramInfo&) { return ""; }
 #endif
 

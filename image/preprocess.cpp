@@ -72,6 +72,8 @@ Status parse_preprocess_config(const json::Value& v, const std::string& name, Pr
   if (shortest_edge_type(c->processor_type)) c->resample = Filter::Bicubic;  // those classes' default
   if (flag(v, "do_pad", false)) return Status::error(name + ": do_pad is not supported");
   if (flag(v, "rescale_offset", false)) return Status::error(name + ": rescale_offset is not supported");
+  // Gemma3's pan-and-scan adds crops of the image as more images: not done
+  if (flag(v, "do_pan_and_scan", false)) return Status::error(name + ": do_pan_and_scan is not supported");
   c->do_resize = flag(v, "do_resize", true);
   if (c->do_resize) {
     const json::Value* s = v.find("size");

@@ -13,7 +13,7 @@
 //   do_normalize (default: whether image_mean / image_std are given), image_mean, image_std
 //     (float32 arithmetic, as transformers),
 //   do_flip_channel_order (MobileViT: RGB -> BGR).
-// Refused with one line: do_pad, rescale_offset, size with longest_edge / max_size.
+// Refused with one line: do_pad, rescale_offset, do_pan_and_scan, size with longest_edge / max_size.
 #pragma once
 #include <string>
 #include <vector>

@@ -1,5 +1,6 @@
 #include "llm/runner.h"
 #include "llm/session.h"
+#include "util/json.h"
 #include "util/proc_stats.h"
 
 #include <sys/resource.h>
@@ -62,23 +63,32 @@ Status TextRunner::another(std::unique_ptr<TextRunner>* out) const {
 // Everything but opening the program: tokenizer, method, metadata, KV cache.
 Status TextRunner::load(const RunnerOptions& options) {
   int64_t v = 0;
+  // optimum's image-text-to-text export: no forward, a text_decoder fed by token_embedding
+  std::string method = options.method;
+  if (method == "forward" && !find_method(program_->info(), "forward") && EmbeddingFront::present(program_->info()))
+    method = EmbeddingFront::decoder_method();
   // ExecuTorch's static-attention export describes its I/O in constant methods of its own
-  const bool static_attention = StaticAttention::present(program_->info(), options.method);
+  const bool static_attention = StaticAttention::present(program_->info(), method);
   if (std::string why = StaticAttention::other_form(program_->info()); !static_attention && !why.empty())
     return Status::error(ErrorCode::NotADecoder, options.model_path + ": " + why);
   if (!static_attention && !const_int(program_->info(), "get_max_seq_len", &v))
     return Status::error(ErrorCode::NotADecoder, options.model_path + ": no get_max_seq_len constant method: not a text-generation export "
                          "(make one with optimum-executorch or ExecuTorch's LLM exporter), or use 'pte-run run'");
   PTE_TRY(Tokenizer::load_for_program(options.model_path, options.tokenizer_path, &tok_).with_default_code(ErrorCode::TokenizerUnavailable));
-  const MethodInfo* fwd = find_method(program_->info(), options.method);
-  if (!fwd) return Status::error(ErrorCode::UnknownMethod, options.model_path + ": no method named '" + options.method + "' to generate with");
+  const MethodInfo* fwd = find_method(program_->info(), method);
+  if (!fwd) return Status::error(ErrorCode::UnknownMethod, options.model_path + ": no method named '" + method + "' to generate with");
   Program::MethodOptions mo;
   mo.num_threads = options.num_threads;
   // only the last position's logits are sampled (a padded static-attention call: another row)
   mo.last_row_of_output_only = !static_attention;
   // a cache passed as inputs: read in place
   mo.inputs_by_pointer = static_attention ? StaticAttention::cache_inputs(program_->info(), options.method) : KvCache::input_candidates(*fwd);
-  PTE_TRY(program_->load_method(options.method, mo, &method_));
+  PTE_TRY(program_->load_method(method, mo, &method_));
+  if (method == EmbeddingFront::decoder_method() && EmbeddingFront::present(program_->info())) {
+    Program::MethodOptions fo;
+    fo.num_threads = options.num_threads;
+    PTE_TRY(EmbeddingFront::create(*program_, fo, &front_).context(options.model_path));
+  }
   if (static_attention) PTE_TRY(StaticAttention::attach(program_->info(), *method_, &static_).context(options.model_path));
   PTE_TRY(read_metadata().context(options.model_path));
   if (static_)
@@ -102,15 +112,31 @@ Status TextRunner::read_metadata() {
   // decides, and refuses inputs that do not pair with outputs)
   if (m.inputs.empty() || m.outputs.empty())
     return Status::error(ErrorCode::NotADecoder, "method " + m.name + " does not look like a decoder: expected (tokens[, positions][, caches]) -> logits");
-  const ValueInfo& in0 = m.inputs[0];
+  in_tokens_ = 0;
+  in_pos_ = 1;
+  if (front_) {  // (inputs_embeds f32[1,S,H], cache_position i64[S]), in either order
+    in_tokens_ = in_pos_ = m.inputs.size();
+    for (size_t i = 0; i < m.inputs.size() && i < 2; ++i) {
+      const ValueInfo& x = m.inputs[i];
+      if (x.tag != Tag::Tensor) continue;
+      if (x.tensor.dtype == DType::Float && x.tensor.sizes.size() == 3 && x.tensor.sizes[2] == front_->info().hidden) in_tokens_ = i;
+      else if (x.tensor.dtype == DType::Int64 && x.tensor.sizes.size() == 1) in_pos_ = i;
+    }
+    if (in_tokens_ == m.inputs.size() || in_pos_ == m.inputs.size())
+      return Status::error(ErrorCode::NotADecoder, "method " + m.name + ": expected (inputs_embeds f32[1,S," +
+                                                       std::to_string(front_->info().hidden) + "], cache_position i64[S])");
+  }
+  const ValueInfo& in0 = m.inputs[in_tokens_];
   // (a static-attention program: StaticAttention checked its inputs; fixed-length calls, padded)
-  if (!static_ && (in0.tag != Tag::Tensor || in0.tensor.dtype != DType::Int64 || in0.tensor.sizes.size() != 2))
+  if (!static_ && !front_ && (in0.tag != Tag::Tensor || in0.tensor.dtype != DType::Int64 || in0.tensor.sizes.size() != 2))
     return Status::error(ErrorCode::NotADecoder, "method " + m.name + ": input 0 must be int64 token ids [1, S]");
   meta_.use_kv_cache = m.inputs.size() >= 2;
+  meta_.embeddings_input = front_ != nullptr;
   int64_t seq_bound = in0.tensor.sizes[1];
+  if (front_) seq_bound = std::min(seq_bound, front_->info().max_chunk);
   meta_.dynamic_prefill = in0.tensor.dynamism != Dynamism::Static && seq_bound > 1;
   if (meta_.use_kv_cache && !static_) {
-    const ValueInfo& in1 = m.inputs[1];
+    const ValueInfo& in1 = m.inputs[in_pos_];
     if (in1.tag != Tag::Tensor || in1.tensor.dtype != DType::Int64 || in1.tensor.sizes.size() != 1)
       return Status::error(ErrorCode::NotADecoder, "method " + m.name + ": input 1 must be int64 positions ([S] or [1])");
     meta_.positions_as_range = in1.tensor.sizes[0] > 1 || in1.tensor.dynamism != Dynamism::Static;
@@ -145,6 +171,10 @@ Status TextRunner::read_metadata() {
   tokens_buf_.assign(cap, 0);
   pos_buf_.assign(cap, 0);
   logits_buf_.assign(static_cast<size_t>(meta_.vocab_size), 0.f);
+  if (front_) {
+    if (!meta_.use_kv_cache) return Status::error(ErrorCode::NotADecoder, "method " + m.name + ": an embeddings decoder without positions");
+    embeds_buf_.assign(cap * static_cast<size_t>(front_->info().hidden), 0.f);
+  }
   return Status::ok();
 }
 
@@ -167,6 +197,64 @@ Status TextRunner::render_prompt(const std::string& prompt, bool chat, const std
   return chat_->render(messages, /*add_generation_prompt=*/true, out);
 }
 
+Status TextRunner::render_prompt(const std::string& prompt, bool chat, const std::string& system,
+                                 const std::vector<MediaEmbedding>& media, std::string* out) const {
+  if (media.empty()) return render_prompt(prompt, chat, system, out);
+  const MultimodalInfo* mm = multimodal();
+  if (!mm || mm->modality.empty()) return Status::error("this program takes no images or audio (no vision_encoder or audio_encoder method)");
+  const std::string media_token = tok_->id_to_token(static_cast<int32_t>(mm->media_token_id));
+  if (media_token.empty())
+    return Status::error("the tokenizer has no token " + std::to_string(mm->media_token_id) + " (the program's " + mm->modality + "_token_id)");
+  // Gemma3's begin / end-of-image tokens (tokenizer_config.json's boi_token / eoi_token)
+  std::string boi, eoi;
+  for (const auto& kv : tok_->special_tokens_map()) {
+    if (kv.first == "boi_token") boi = kv.second;
+    if (kv.first == "eoi_token") eoi = kv.second;
+  }
+  if (boi.empty() && mm->modality == "vision" && tok_->token_to_id("<start_of_image>") >= 0 && tok_->token_to_id("<end_of_image>") >= 0) {
+    boi = "<start_of_image>";
+    eoi = "<end_of_image>";
+  }
+  std::string text;
+  if (chat) {
+    if (!chat_) {
+      Status s = ChatTemplate::for_tokenizer(*tok_, &chat_);
+      if (!s) return s.context("--chat");
+    }
+    json::Value msgs = json::Value::array();
+    if (!system.empty()) {
+      json::Value& m = msgs.push(json::Value::object());
+      m.set("role", json::Value("system"));
+      m.set("content", json::Value(system));
+    }
+    json::Value& u = msgs.push(json::Value::object());
+    u.set("role", json::Value("user"));
+    json::Value& parts = u.set("content", json::Value::array());
+    for (size_t i = 0; i < media.size(); ++i)
+      parts.push(json::Value::object()).set("type", json::Value(mm->modality == "vision" ? "image" : "audio"));
+    json::Value& t = parts.push(json::Value::object());
+    t.set("type", json::Value("text"));
+    t.set("text", json::Value(prompt));
+    PTE_TRY(chat_->render_json(msgs, /*add_generation_prompt=*/true, &text));
+  } else {
+    // a raw prompt: its own placeholders if it writes them, else one per item before it
+    const std::string& mark = boi.empty() ? media_token : boi;
+    size_t have = 0;
+    for (size_t at = prompt.find(mark); at != std::string::npos; at = prompt.find(mark, at + mark.size())) ++have;
+    if (have != media.size())
+      for (size_t i = 0; i < media.size(); ++i) text += mark;
+    text += prompt;
+  }
+  std::vector<int64_t> counts;
+  for (const auto& m : media) counts.push_back(m.tokens);
+  return EmbeddingFront::expand_placeholders(text, counts, media_token, boi, eoi, out);
+}
+
+Status TextRunner::encode_media(const float* data, const std::vector<int64_t>& sizes, MediaEmbedding* out) {
+  if (!front_ || front_->info().modality.empty()) return Status::error("this program takes no images or audio (no vision_encoder or audio_encoder method)");
+  return front_->encode(data, sizes, out);
+}
+
 Status TextRunner::forward(const int32_t* ids, int64_t n, const float** logits) {
   if (static_) PTE_TRY(static_->set_inputs(*method_, ids, n, cache_->length()));  // tokens, masks, RoPE rows
   if (meta_.use_kv_cache && !static_) {
@@ -174,6 +262,21 @@ Status TextRunner::forward(const int32_t* ids, int64_t n, const float** logits) 
       tokens_buf_[i] = ids[i];
       pos_buf_[i] = cache_->length() + i;
     }
+  }
+  if (front_) {  // the decoder's input rows: token embeddings, media rows in a media prompt
+    const int64_t H = front_->info().hidden;
+    PTE_TRY(front_->embed(ids, n, media_rows_, &media_used_, embeds_buf_.data()));
+    Tensor e;
+    e.dtype = DType::Float;
+    e.dim = 3;
+    e.sizes[0] = 1;
+    e.sizes[1] = n;
+    e.sizes[2] = H;
+    for (int d = 0; d < 3; ++d) e.dim_order[d] = static_cast<uint8_t>(d);
+    compute_strides(e);
+    e.data = embeds_buf_.data();
+    e.capacity = embeds_buf_.size() * sizeof(float);
+    PTE_TRY(method_->set_input(in_tokens_, e));
   }
   Tensor tokens;
   tokens.dtype = DType::Int64;
@@ -185,7 +288,7 @@ Status TextRunner::forward(const int32_t* ids, int64_t n, const float** logits) 
   compute_strides(tokens);
   tokens.data = tokens_buf_.data();
   tokens.capacity = tokens_buf_.size() * sizeof(int64_t);
-  if (!static_) PTE_TRY(method_->set_input(0, tokens));
+  if (!static_ && !front_) PTE_TRY(method_->set_input(0, tokens));
   if (meta_.use_kv_cache && !static_) {
     Tensor p;
     p.dtype = DType::Int64;
@@ -194,7 +297,7 @@ Status TextRunner::forward(const int32_t* ids, int64_t n, const float** logits) 
     compute_strides(p);
     p.data = pos_buf_.data();
     p.capacity = pos_buf_.size() * sizeof(int64_t);
-    PTE_TRY(method_->set_input(1, p));
+    PTE_TRY(method_->set_input(in_pos_, p));
   }
   PTE_TRY(cache_->feed(*method_));
   Status run = method_->execute();
@@ -237,7 +340,7 @@ Status TextRunner::forward(const int32_t* ids, int64_t n, const float** logits) 
 
 Status TextRunner::encode_prompt(const std::string& prompt, const GenerationConfig& config, std::vector<int32_t>* ids) const {
   std::string text;
-  PTE_TRY(render_prompt(prompt, config.chat, config.system_prompt, &text));
+  PTE_TRY(render_prompt(prompt, config.chat, config.system_prompt, config.media, &text));
   // apply_chat_template(tokenize=True) encodes without the post-processor's specials
   PTE_TRY(tok_->encode(text, /*add_special_tokens=*/!config.chat && position() == 0, ids));
   if (ids->empty()) return Status::error("the prompt encodes to no tokens");
@@ -346,7 +449,24 @@ Status TextRunner::generate_ids(const std::vector<int32_t>& ids, const Generatio
 
   double t0 = now_ms();
   const float* logits = nullptr;
-  PTE_TRY(prefill(ids, &logits));
+  if (config.media.empty()) {
+    PTE_TRY(prefill(ids, &logits));
+  } else {  // the media tokens take the encoder's rows, in order
+    if (!front_) return Status::error("this program takes no images or audio");
+    std::vector<float> rows;
+    for (const auto& m : config.media) rows.insert(rows.end(), m.rows.begin(), m.rows.end());
+    const int64_t start = position(), want = static_cast<int64_t>(rows.size()) / front_->info().hidden;
+    media_rows_ = &rows;
+    media_used_ = 0;
+    Status s = prefill(ids, &logits);
+    media_rows_ = nullptr;
+    if (s && media_used_ != want) {
+      (void)rewind(start);
+      s = Status::error("the prompt has " + std::to_string(media_used_) + " " + front_->info().modality + " tokens but the encoder gave " +
+                        std::to_string(want) + " rows");
+    }
+    PTE_TRY(s);
+  }
   double t_prefill = now_ms();
   st.prefill_ms = t_prefill - t0;
 

@@ -7,6 +7,9 @@
 //                                                  (a KV cache passed as inputs and outputs)
 //   forward(tokens[1,IN], masks, rope cos, rope sin, caches...) -> (logits, new keys/values...)
 //                          (ExecuTorch's static-attention export: cache/static_attention.h)
+//   text_decoder(inputs_embeds f32[1,S,H], cache_position i64[S]) -> logits, with
+//   token_embedding and a vision or audio encoder (optimum's image-text-to-text export:
+//   llm/multimodal.h); images or audio go in through GenerationConfig::media
 // The KV cache (cache/kv_cache.h) lives in the method's mutable buffers, or is passed as
 // inputs and outputs (the cache component owns those tensors and feeds them); the runner
 // keeps the token ids it holds, so a conversation can continue, step back (rewind) or be
@@ -22,6 +25,7 @@
 #include "cache/kv_cache.h"
 #include "cache/static_attention.h"
 #include "chat/chat_template.h"
+#include "llm/multimodal.h"
 #include "llm/sampler.h"
 #include "pte/program.h"
 #include "pte/tokenizer.h"
@@ -51,6 +55,10 @@ struct GenerationConfig {
   // not cut at stop strings); returning true ends generation there (stop_reason
   // "cancelled"). The C API's token callback (capi/pte_llm_c.cpp).
   std::function<bool(int32_t id, const std::string& piece)> on_token;
+  // Images (or audio clips) through TextRunner::encode_media, in the prompt's order: the
+  // prompt gets one placeholder each (the chat template's image part), expanded to the
+  // encoder's token count, and those tokens take the encoder's rows.
+  std::vector<MediaEmbedding> media;
 };
 
 struct GenerationStats {
@@ -77,6 +85,7 @@ struct ModelMetadata {
   int64_t prefill_chunk = 1;     // tokens per prefill call
   bool positions_as_range = true;  // cache_position [S] (HF) vs input_pos [1]
   int64_t sliding_window = 0;     // the sliding_window constant (optimum), 0 when absent
+  bool embeddings_input = false;  // text_decoder(inputs_embeds, ...) behind token_embedding
 };
 
 class TextRunner {
@@ -114,12 +123,20 @@ class TextRunner {
   // computed on first use.
   Status identity(std::string* out);
 
+  // Programs with token_embedding and a vision or audio encoder (null: a text decoder).
+  const MultimodalInfo* multimodal() const { return front_ ? &front_->info() : nullptr; }
+  // Runs the encoder on one preprocessed input (pixel values [1,3,h,w], features, ...).
+  Status encode_media(const float* data, const std::vector<int64_t>& sizes, MediaEmbedding* out);
+
   const ModelMetadata& metadata() const { return meta_; }
   const Tokenizer& tokenizer() const { return *tok_; }
   // The prompt as the model will see it (chat template applied when asked: the
   // tokenizer's Jinja template, rendered as transformers' apply_chat_template).
   Status render_prompt(const std::string& prompt, bool chat, std::string* out) const;
   Status render_prompt(const std::string& prompt, bool chat, const std::string& system, std::string* out) const;
+  // The same with media: one placeholder per item, expanded to its token count.
+  Status render_prompt(const std::string& prompt, bool chat, const std::string& system,
+                       const std::vector<MediaEmbedding>& media, std::string* out) const;
 
  private:
   Status read_metadata();
@@ -137,6 +154,11 @@ class TextRunner {
   double load_ms_ = 0;
   std::unique_ptr<KvCache> cache_;
   std::unique_ptr<StaticAttention> static_;  // ExecuTorch's static-attention I/O, when the program has it
+  std::unique_ptr<EmbeddingFront> front_;    // token_embedding (+ encoder), when the decoder takes embeddings
+  size_t in_tokens_ = 0, in_pos_ = 1;        // the decoder's token (or embeddings) and position inputs
+  std::vector<float> embeds_buf_;            // a chunk's input rows [prefill_chunk, H]
+  const std::vector<float>* media_rows_ = nullptr;  // during a prompt's prefill: its media rows
+  int64_t media_used_ = 0;
   std::vector<int32_t> history_;  // the ids the cache holds, in order
   std::string program_hash_, model_path_;
   std::vector<int64_t> tokens_buf_, pos_buf_;

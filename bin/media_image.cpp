@@ -1,0 +1,33 @@
+// pte-run MODEL.pte "prompt" --image FILE: an image file to the pixel values a program's
+// vision encoder takes (decoded and preprocessed as image/ does for classifiers, with the
+// preprocessor_config.json beside the model).
+#include <filesystem>
+
+#include "bin/commands.h"
+#include "image/decode.h"
+#include "image/preprocess.h"
+
+namespace pte::cli {
+
+Status image_pixels(const ImageInput& in, const std::vector<int64_t>& want, std::vector<float>* chw, std::vector<int64_t>* sizes) {
+  namespace fs = std::filesystem;
+  if (want.size() != 4 || want[0] != 1 || want[1] != 3)
+    return Status::error("the vision encoder takes an input of " + std::to_string(want.size()) + " dimensions, not [1,3,H,W] pixel values");
+  std::string cfg_path = in.preprocessor_path;
+  if (cfg_path.empty()) cfg_path = (fs::path(in.model_path).parent_path() / "preprocessor_config.json").string();
+  image::PreprocessConfig cfg;
+  PTE_TRY(image::load_preprocess_config(cfg_path, &cfg));
+  image::DecodeOptions opt;
+  opt.max_pixels = in.max_pixels;
+  image::RgbImage img;
+  PTE_TRY(image::decode_image_file(in.image_path, opt, &img));
+  int h = 0, w = 0;
+  PTE_TRY(image::preprocess(img, cfg, chw, &h, &w).context(in.image_path));
+  if (h != want[2] || w != want[3])
+    return Status::error(cfg_path + " makes " + std::to_string(h) + "x" + std::to_string(w) + " pixel values, the vision encoder takes " +
+                         std::to_string(want[2]) + "x" + std::to_string(want[3]));
+  *sizes = {1, 3, h, w};
+  return Status::ok();
+}
+
+}  // namespace pte::cli
