@@ -40,6 +40,9 @@ struct ImageInput {
   uint64_t max_pixels = uint64_t{1} << 26;
 };
 Status image_pixels(const ImageInput& in, const std::vector<int64_t>& want, std::vector<float>* chw, std::vector<int64_t>* sizes);
+// The same from an image file's bytes (in.image_path only names it in messages).
+Status image_pixels_from_bytes(const ImageInput& in, const std::string& bytes, const std::vector<int64_t>& want,
+                               std::vector<float>* chw, std::vector<int64_t>* sizes);
 // The task pte-run info shows: the encoder's or image classifier's, else the seq2seq / generation one ("" if none).
 inline std::string program_task(const ProgramInfo& info) {
   std::string t = encoder_task_text(info);

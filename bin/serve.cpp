@@ -6,6 +6,7 @@
 
 #include "bin/args.h"
 #include "bin/commands.h"
+#include "pte_config.h"
 
 #ifdef PTE_WITH_SERVER
 #include <pthread.h>
@@ -84,6 +85,13 @@ int cmd_serve(int argc, char** argv) {
   sigaddset(&stop_signals, SIGUSR1);  // sent by main when the server ends on its own
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
+  // image_url parts: decoded and preprocessed as pte-run MODEL.pte --image does
+  ImageInput image_in;
+  image_in.model_path = o.model_path;
+  image_in.image_path = "image_url";
+  if (PTE_WITH_IMAGE)
+    o.image_pixels = [image_in](const std::string& bytes, const std::vector<int64_t>& want, std::vector<float>* px,
+                                std::vector<int64_t>* sizes) { return image_pixels_from_bytes(image_in, bytes, want, px, sizes); };
   std::unique_ptr<server::Server> srv;
   Status s = server::Server::create(o, &srv);
   if (s) s = srv->bind();

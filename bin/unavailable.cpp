@@ -17,6 +17,10 @@ bool is_image_classifier_file(const std::string&) { return false; }
 Status image_pixels(const ImageInput&, const std::vector<int64_t>&, std::vector<float>*, std::vector<int64_t>*) {
   return Status::error("this build has no image front end (built with -Dimage=disabled, or without libpng/libjpeg)");
 }
+Status image_pixels_from_bytes(const ImageInput&, const std::string&, const std::vector<int64_t>&, std::vector<float>*,
+                               std::vector<int64_t>*) {
+  return Status::error("this build has no image front end (built with -Dimage=disabled, or without libpng/libjpeg)");
+}
 std::string image_task_text(const ProgramInfo&) { return ""; }
 #endif
 

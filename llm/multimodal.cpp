@@ -78,6 +78,12 @@ Status EmbeddingFront::create(Program& program, const Program::MethodOptions& op
     f->info_.encoder_method = name;
     f->info_.modality = std::string(name) == "vision_encoder" ? "vision" : "audio";
     f->info_.encoder_input_sizes = m->inputs[0].tensor.sizes;
+    const TensorInfo& o = m->outputs[0].tensor;
+    if (o.dynamism == Dynamism::Static) {
+      int64_t n = 1;
+      for (int64_t d : o.sizes) n *= d;
+      f->info_.item_tokens = n / f->info_.hidden;
+    }
     if (!const_int(pi, f->info_.modality + "_token_id", &f->info_.media_token_id) || f->info_.media_token_id < 0)
       return Status::error(ErrorCode::NotADecoder, std::string("method ") + name + ": the program has no " + f->info_.modality +
                                                        "_token_id constant method: where its output goes in the prompt is unknown");

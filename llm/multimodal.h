@@ -29,6 +29,7 @@ struct MultimodalInfo {
   std::string encoder_method;  // vision_encoder / audio_encoder
   int64_t media_token_id = -1; // the prompt's placeholder token (vision_token_id / audio_token_id)
   std::vector<int64_t> encoder_input_sizes;  // the encoder's input 0 (upper bounds when dynamic)
+  int64_t item_tokens = 0;     // tokens per item when the encoder's output length is fixed, else 0
   int64_t hidden = 0;          // H
   int64_t max_chunk = 0;       // token_embedding's longest input
 };

@@ -197,24 +197,32 @@ Status TextRunner::render_prompt(const std::string& prompt, bool chat, const std
   return chat_->render(messages, /*add_generation_prompt=*/true, out);
 }
 
+Status TextRunner::media_marks(std::string* media_token, std::string* boi, std::string* eoi) const {
+  const MultimodalInfo* mm = multimodal();
+  if (!mm || mm->modality.empty()) return Status::error("this program takes no images or audio (no vision_encoder or audio_encoder method)");
+  *media_token = tok_->id_to_token(static_cast<int32_t>(mm->media_token_id));
+  if (media_token->empty())
+    return Status::error("the tokenizer has no token " + std::to_string(mm->media_token_id) + " (the program's " + mm->modality + "_token_id)");
+  // Gemma3's begin / end-of-image tokens (tokenizer_config.json's boi_token / eoi_token)
+  boi->clear();
+  eoi->clear();
+  for (const auto& kv : tok_->special_tokens_map()) {
+    if (kv.first == "boi_token") *boi = kv.second;
+    if (kv.first == "eoi_token") *eoi = kv.second;
+  }
+  if (boi->empty() && mm->modality == "vision" && tok_->token_to_id("<start_of_image>") >= 0 && tok_->token_to_id("<end_of_image>") >= 0) {
+    *boi = "<start_of_image>";
+    *eoi = "<end_of_image>";
+  }
+  return Status::ok();
+}
+
 Status TextRunner::render_prompt(const std::string& prompt, bool chat, const std::string& system,
                                  const std::vector<MediaEmbedding>& media, std::string* out) const {
   if (media.empty()) return render_prompt(prompt, chat, system, out);
   const MultimodalInfo* mm = multimodal();
-  if (!mm || mm->modality.empty()) return Status::error("this program takes no images or audio (no vision_encoder or audio_encoder method)");
-  const std::string media_token = tok_->id_to_token(static_cast<int32_t>(mm->media_token_id));
-  if (media_token.empty())
-    return Status::error("the tokenizer has no token " + std::to_string(mm->media_token_id) + " (the program's " + mm->modality + "_token_id)");
-  // Gemma3's begin / end-of-image tokens (tokenizer_config.json's boi_token / eoi_token)
-  std::string boi, eoi;
-  for (const auto& kv : tok_->special_tokens_map()) {
-    if (kv.first == "boi_token") boi = kv.second;
-    if (kv.first == "eoi_token") eoi = kv.second;
-  }
-  if (boi.empty() && mm->modality == "vision" && tok_->token_to_id("<start_of_image>") >= 0 && tok_->token_to_id("<end_of_image>") >= 0) {
-    boi = "<start_of_image>";
-    eoi = "<end_of_image>";
-  }
+  std::string media_token, boi, eoi;
+  PTE_TRY(media_marks(&media_token, &boi, &eoi));
   std::string text;
   if (chat) {
     if (!chat_) {

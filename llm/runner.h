@@ -134,6 +134,9 @@ class TextRunner {
   // tokenizer's Jinja template, rendered as transformers' apply_chat_template).
   Status render_prompt(const std::string& prompt, bool chat, std::string* out) const;
   Status render_prompt(const std::string& prompt, bool chat, const std::string& system, std::string* out) const;
+  // The strings that place media in a prompt: the media token, and Gemma3's begin / end of
+  // image tokens (empty when the tokenizer has none).
+  Status media_marks(std::string* media_token, std::string* boi, std::string* eoi) const;
   // The same with media: one placeholder per item, expanded to its token count.
   Status render_prompt(const std::string& prompt, bool chat, const std::string& system,
                        const std::vector<MediaEmbedding>& media, std::string* out) const;

@@ -60,28 +60,62 @@ bool bool_field(const Value& doc, const char* key, bool* out, std::string* error
   return true;
 }
 
-// A message's content: a string, or a list of {"type": "text", "text": ...} parts (joined).
-bool message_content(const Value& c, size_t index, std::string* out, std::string* error) {
+// A message's content: a string, or a list of {"type": "text", "text": ...} parts (joined)
+// and {"type": "image_url", "image_url": {"url": "data:..."}} parts (their bytes appended to
+// `images`; `parts` gets the content as the chat template sees it).
+bool message_content(const Value& c, size_t index, std::string* out, std::vector<std::string>* images, Value* parts,
+                     std::string* error) {
   const std::string where = "messages[" + std::to_string(index) + "].content";
+  *parts = c;
   if (c.is_null()) return true;
   if (c.is_string()) {
     *out = c.as_string();
     return true;
   }
   if (!c.is_array()) {
-    *error = where + " must be a string or a list of text parts";
+    *error = where + " must be a string or a list of text and image_url parts";
     return false;
   }
+  *parts = Value::array();
   for (const Value& part : c.items()) {
     const Value* type = part.find("type", Type::String);
     const Value* text = part.find("text", Type::String);
-    if (!type || type->as_string() != "text" || !text) {
-      *error = where + ": only text parts are supported (this server runs text models)";
-      return false;
+    if (type && type->as_string() == "text" && text) {
+      *out += text->as_string();
+      Value& p = parts->push(Value::object());
+      p.set("type", Value("text"));
+      p.set("text", *text);
+      continue;
     }
-    *out += text->as_string();
+    if (type && type->as_string() == "image_url") {
+      const Value* iu = part.find("image_url");
+      const Value* url = iu && iu->is_object() ? iu->find("url", Type::String) : iu && iu->is_string() ? iu : nullptr;
+      if (!url) {
+        *error = where + ": an image_url part needs {\"image_url\": {\"url\": \"data:...\"}}";
+        return false;
+      }
+      std::string bytes, why;
+      if (!decode_data_url(url->as_string(), &bytes, &why)) {
+        *error = where + ": " + why;
+        return false;
+      }
+      images->push_back(std::move(bytes));
+      parts->push(Value::object()).set("type", Value("image"));
+      continue;
+    }
+    *error = where + ": only text and image_url parts are supported";
+    return false;
   }
   return true;
+}
+
+int base64_value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+' || c == '-') return 62;
+  if (c == '/' || c == '_') return 63;
+  return -1;
 }
 
 // Parameters the API defines that this server does not implement, when set to anything
@@ -149,8 +183,18 @@ bool parse_completion_request(std::string_view body, bool chat, CompletionReques
         *error = "unsupported parameters: tool calls (messages[" + std::to_string(i) + "])";
         return false;
       }
-      if (!message_content(*content, i, &cm.content, error)) return false;
+      Value parts;
+      if (!message_content(*content, i, &cm.content, &r.images, &parts, error)) return false;
+      Value pm = Value::object();
+      pm.set("role", Value(cm.role));
+      pm.set("content", std::move(parts));
+      if (!r.parts_messages.is_array()) r.parts_messages = Value::array();
+      r.parts_messages.push(std::move(pm));
       r.messages.push_back(std::move(cm));
+    }
+    if (r.images.size() > 16) {
+      *error = "at most 16 images a request";
+      return false;
     }
   } else {
     const Value* p = doc.find("prompt");
@@ -209,6 +253,47 @@ bool parse_completion_request(std::string_view body, bool chat, CompletionReques
     }
   }
   *out = std::move(r);
+  return true;
+}
+
+bool decode_data_url(std::string_view url, std::string* bytes, std::string* error) {
+  if (url.substr(0, 5) != "data:") {
+    *error = "image_url: only data: URLs (base64) are supported; the server fetches nothing";
+    return false;
+  }
+  const size_t comma = url.find(',');
+  if (comma == std::string_view::npos || comma < 12 || url.substr(comma - 7, 7) != ";base64") {
+    *error = "image_url: a data: URL must be data:<type>;base64,<data>";
+    return false;
+  }
+  std::string_view b = url.substr(comma + 1);
+  bytes->clear();
+  bytes->reserve(b.size() / 4 * 3);
+  uint32_t acc = 0;
+  int bits = 0;
+  size_t pad = 0;
+  for (char c : b) {
+    if (c == '=') {
+      ++pad;
+      continue;
+    }
+    if (c == '\n' || c == '\r' || c == ' ') continue;
+    const int v = base64_value(c);
+    if (v < 0 || pad) {
+      *error = "image_url: the data: URL is not valid base64";
+      return false;
+    }
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes->push_back(static_cast<char>((acc >> bits) & 0xFF));
+    }
+  }
+  if (pad > 2 || bytes->empty()) {
+    *error = "image_url: the data: URL is not valid base64, or empty";
+    return false;
+  }
   return true;
 }
 

@@ -17,6 +17,11 @@ namespace pte::server {
 struct CompletionRequest {
   bool chat = true;
   std::vector<ChatMessage> messages;  // chat: content given as text parts is joined
+  // chat with images ("image_url" parts holding data: URLs): the images' bytes in the order
+  // they appear, and the messages as the chat template sees them (each image part becomes
+  // {"type": "image"}, text parts stay parts)
+  std::vector<std::string> images;
+  json::Value parts_messages;
   std::string prompt;            // completions
   bool stream = false;
   bool include_usage = false;    // stream_options.include_usage
@@ -29,6 +34,10 @@ struct CompletionRequest {
 // A body that is not JSON, a field of the wrong type or range, or parameters this server
 // does not implement (n > 1, logprobs, tools, ...): false and one line for a 400.
 bool parse_completion_request(std::string_view body, bool chat, CompletionRequest* out, std::string* error);
+
+// The bytes of a data: URL ("data:image/png;base64,...."); false and one line otherwise (an
+// http(s) URL: the server fetches nothing).
+bool decode_data_url(std::string_view url, std::string* bytes, std::string* error);
 
 // POST /tokenize {"content": "text", "add_special": bool} and /detokenize {"tokens": [ids]}.
 bool parse_tokenize_request(std::string_view body, std::string* content, bool* add_special, std::string* error);

@@ -84,7 +84,8 @@ struct Server::Impl {
   void routes();
   std::string new_id(const char* prefix) { return prefix + std::to_string(unix_now()) + "-" + std::to_string(next_id++); }
   // The request's prompt tokens (chat template applied for chat); false after a 400.
-  bool prompt_ids(const CompletionRequest& req, std::vector<int32_t>* ids, httplib::Response& res);
+  bool prompt_ids(const CompletionRequest& req, std::vector<int32_t>* ids, httplib::Response& res,
+                  std::vector<MediaInput>* media);
   void completions(const httplib::Request& req, httplib::Response& res, bool chat);
   void embeddings(const httplib::Request& req, httplib::Response& res);
   void tokenize(const httplib::Request& req, httplib::Response& res);
@@ -157,7 +158,8 @@ void Server::stop() {
   if (impl_ && impl_->http.is_running()) impl_->http.stop();
 }
 
-bool Server::Impl::prompt_ids(const CompletionRequest& req, std::vector<int32_t>* ids, httplib::Response& res) {
+bool Server::Impl::prompt_ids(const CompletionRequest& req, std::vector<int32_t>* ids, httplib::Response& res,
+                              std::vector<MediaInput>* media) {
   const Tokenizer& tok = pool->front().tokenizer();
   Status s;
   if (req.chat) {
@@ -166,7 +168,25 @@ bool Server::Impl::prompt_ids(const CompletionRequest& req, std::vector<int32_t>
       return false;
     }
     std::string text;
-    {
+    if (!req.images.empty()) {  // decoded and preprocessed here; encoded on the slot that runs it
+      const MultimodalInfo* mm = pool->front().multimodal();
+      if (!mm || mm->modality != "vision") s = Status::error("this model takes no images (no vision_encoder method)");
+      else if (!opt.image_pixels) s = Status::error("this build has no image front end");
+      else if (mm->item_tokens <= 0) s = Status::error("the vision encoder's output length is not fixed");
+      for (size_t i = 0; s && i < req.images.size(); ++i) {
+        MediaInput m;
+        s = opt.image_pixels(req.images[i], mm->encoder_input_sizes, &m.data, &m.sizes);
+        if (!s) s = s.context("image " + std::to_string(i + 1));
+        media->push_back(std::move(m));
+      }
+      std::string marked, token, boi, eoi;
+      if (s) {
+        std::lock_guard<std::mutex> lock(template_mu);
+        s = chat_template->render_json(req.parts_messages, /*add_generation_prompt=*/true, &marked);
+      }
+      if (s) s = pool->front().media_marks(&token, &boi, &eoi);
+      if (s) s = EmbeddingFront::expand_placeholders(marked, std::vector<int64_t>(req.images.size(), mm->item_tokens), token, boi, eoi, &text);
+    } else {
       std::lock_guard<std::mutex> lock(template_mu);
       s = chat_template->render(req.messages, /*add_generation_prompt=*/true, &text);
     }
@@ -192,7 +212,8 @@ void Server::Impl::completions(const httplib::Request& http_req, httplib::Respon
   std::string error;
   if (!parse_completion_request(http_req.body, chat, &req, &error)) return send_error(res, 400, error);
   auto ids = std::make_shared<std::vector<int32_t>>();
-  if (!prompt_ids(req, ids.get(), res)) return;
+  auto media = std::make_shared<std::vector<MediaInput>>();
+  if (!prompt_ids(req, ids.get(), res, media.get())) return;
   auto ticket = pool->admit();
   if (!ticket) {
     metrics.rejected++;
@@ -223,10 +244,10 @@ void Server::Impl::completions(const httplib::Request& http_req, httplib::Respon
     // asked before each token: a client that leaves stops its generation. The body is the
     // one JSON object, sent (chunked) when the reply is done.
     res.set_chunked_content_provider(
-        "application/json", [this, ids, cfg, ticket, id, created, chat, finish](size_t, httplib::DataSink& sink) {
+        "application/json", [this, ids, media, cfg, ticket, id, created, chat, finish](size_t, httplib::DataSink& sink) {
           ClientWatch client(*cfg, sink);
           SlotResult r;  // r.gen.text: the whole text (cut before a stop string)
-          Status s = pool->run(*ids, *cfg, [](const std::string&) {}, &r);
+          Status s = pool->run(*ids, *cfg, [](const std::string&) {}, &r, media.get());
           std::string body;
           if (!s) {
             body = error_body("generation failed: " + s.message(), "server_error", 500);
@@ -246,7 +267,7 @@ void Server::Impl::completions(const httplib::Request& http_req, httplib::Respon
   res.set_header("Cache-Control", "no-cache");
   res.set_chunked_content_provider(
       "text/event-stream",
-      [this, ids, cfg, ticket, id, created, chat, include_usage, finish](size_t, httplib::DataSink& sink) {
+      [this, ids, media, cfg, ticket, id, created, chat, include_usage, finish](size_t, httplib::DataSink& sink) {
         ClientWatch client(*cfg, sink);  // the client went away: stop generating, close
         auto send = [&](const std::string& event) {
           if (client.gone) return;
@@ -256,7 +277,7 @@ void Server::Impl::completions(const httplib::Request& http_req, httplib::Respon
         SlotResult r;
         Status s = pool->run(*ids, *cfg, [&](const std::string& piece) {
           send(stream_chunk(chat, id, created, model_id, piece, false, nullptr));
-        }, &r);
+        }, &r, media.get());
         if (!s) {
           send("data: " + error_body("generation failed: " + s.message(), "server_error", 500) + "\n\n");
         } else {

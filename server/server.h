@@ -1,7 +1,8 @@
 // pte-run serve: an OpenAI-compatible HTTP server over one .pte program (cpp-httplib).
 //
 //   decoder programs: POST /v1/chat/completions, /v1/completions (stream: true as
-//   server-sent events ending with "data: [DONE]"), /tokenize, /detokenize;
+//   server-sent events ending with "data: [DONE]"), /tokenize, /detokenize; image+text
+//   programs also take image_url parts (data: URLs) in chat messages;
 //   encoder programs: POST /v1/embeddings;  both: GET /v1/models, /health, /metrics.
 //
 //   std::unique_ptr<pte::server::Server> s;
@@ -10,6 +11,7 @@
 //   s->run();             // until s->stop() from another thread
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +36,11 @@ struct ServerOptions {
   size_t max_body_bytes = 1 << 20;   // larger bodies get 413
   bool access_log = true;            // one line per request on stderr
   std::string model_id;              // the name /v1/models lists; empty: the file's stem
+  // Image bytes (an image_url data: URL's) to the pixel values the vision encoder takes
+  // (`want`: its input sizes); unset: requests with images get 400 (a build without images).
+  std::function<Status(const std::string& bytes, const std::vector<int64_t>& want, std::vector<float>* pixels,
+                       std::vector<int64_t>* sizes)>
+      image_pixels;
 };
 
 class Server {

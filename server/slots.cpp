@@ -6,10 +6,16 @@ namespace pte::server {
 
 namespace {
 
-size_t common_prefix(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+// The shared prefix, ending before the first media token (media_id < 0: none).
+size_t common_prefix(const std::vector<int32_t>& a, const std::vector<int32_t>& b, int64_t media_id) {
   size_t n = 0, end = std::min(a.size(), b.size());
-  while (n < end && a[n] == b[n]) ++n;
+  while (n < end && a[n] == b[n] && a[n] != media_id) ++n;
   return n;
+}
+
+int64_t media_token(const TextRunner& r) {
+  const MultimodalInfo* mm = r.multimodal();
+  return mm && !mm->modality.empty() ? mm->media_token_id : -1;
 }
 
 }  // namespace
@@ -65,7 +71,7 @@ int SlotPool::acquire(const std::vector<int32_t>& ids) {
   for (size_t i = 0; i < slots_.size(); ++i) {
     const Slot& s = slots_[i];
     if (s.busy) continue;
-    size_t len = common_prefix(s.runner->tokens(), ids);
+    size_t len = common_prefix(s.runner->tokens(), ids, media_token(*s.runner));
     if (best < 0 || len > best_len || (len == best_len && s.last_used < slots_[best].last_used)) {
       best = static_cast<int>(i);
       best_len = len;
@@ -87,7 +93,8 @@ void SlotPool::release(int slot) {
 }
 
 Status SlotPool::run(const std::vector<int32_t>& ids, const GenerationConfig& config,
-                     const std::function<void(const std::string&)>& on_text, SlotResult* result) {
+                     const std::function<void(const std::string&)>& on_text, SlotResult* result,
+                     const std::vector<MediaInput>* media) {
   if (ids.empty()) return Status::error("the prompt encodes to no tokens");
   const int slot = acquire(ids);
   struct Release {
@@ -103,14 +110,25 @@ Status SlotPool::run(const std::vector<int32_t>& ids, const GenerationConfig& co
     return Status::ok();
   }
   TextRunner& r = *slots_[slot].runner;
-  size_t keep = common_prefix(r.tokens(), ids);
+  GenerationConfig cfg;
+  const GenerationConfig* use = &config;
+  if (media && !media->empty()) {  // the images through this slot's encoder
+    cfg = config;
+    for (const auto& m : *media) {
+      MediaEmbedding e;
+      PTE_TRY(r.encode_media(m.data.data(), m.sizes, &e));
+      cfg.media.push_back(std::move(e));
+    }
+    use = &cfg;
+  }
+  size_t keep = common_prefix(r.tokens(), ids, media_token(r));
   if (keep == ids.size()) --keep;  // one token at least is prefilled: its logits start the reply
   if (!r.rewind(static_cast<int64_t>(keep))) {
     r.reset();
     keep = 0;
   }
   res.reused = static_cast<int64_t>(keep);
-  Status s = r.generate_ids(std::vector<int32_t>(ids.begin() + static_cast<long>(keep), ids.end()), config, on_text, &res.gen);
+  Status s = r.generate_ids(std::vector<int32_t>(ids.begin() + static_cast<long>(keep), ids.end()), *use, on_text, &res.gen);
   if (!s) r.reset();  // whatever the cache holds now is not worth keeping
   *result = std::move(res);
   return s;

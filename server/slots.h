@@ -18,6 +18,12 @@
 
 namespace pte::server {
 
+// One image as its encoder's input (pixel values and their sizes).
+struct MediaInput {
+  std::vector<float> data;
+  std::vector<int64_t> sizes;
+};
+
 struct SlotResult {
   GenerationStats gen;  // gen.prompt_tokens: the tokens this request prefilled
   int64_t reused = 0;   // prompt tokens the slot's cache already held
@@ -45,8 +51,11 @@ class SlotPool {
 
   // Waits for a slot, keeps the longest prefix of its tokens that `ids` starts with,
   // prefills the rest and generates. A failure leaves the slot empty (reset), never busy.
+  // `media`: the preprocessed images of the prompt, run through the slot's encoder first.
+  // Reuse stops before the first media token: equal ids there may stand for other images.
   Status run(const std::vector<int32_t>& ids, const GenerationConfig& config,
-             const std::function<void(const std::string&)>& on_text, SlotResult* result);
+             const std::function<void(const std::string&)>& on_text, SlotResult* result,
+             const std::vector<MediaInput>* media = nullptr);
 
   int size() const { return static_cast<int>(slots_.size()); }
   int busy() const;
