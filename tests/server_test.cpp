@@ -235,12 +235,13 @@ TEST_CASE("server: mutated request bodies never crash the parser") {
       R"({"messages":[{"role":"user","content":"hi"}],"temperature":0,"max_tokens":4,"stop":["a"],"stream":true})",
       R"({"prompt":"hello","top_k":3,"top_p":0.5,"seed":-1,"stream_options":{"include_usage":true}})",
       R"({"tokens":[1,2,3],"content":"x","input":["a",["b"]]})",
+      R"({"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}},{"type":"text","text":"hi"}]}]})",
   };
-  const char alphabet[] = "{}[]\":,0123456789.-+eE truefalsnul\\u\xff\xc3\xa9";
+  const char alphabet[] = "{}[]\":,0123456789.-+eE truefalsnul\\u\xff\xc3\xa9=/;";
   std::mt19937 rng(1234);
   int accepted = 0;
   for (int i = 0; i < 3000; ++i) {
-    std::string s = seeds[i % 3];
+    std::string s = seeds[i % 4];
     int edits = 1 + static_cast<int>(rng() % 6);
     for (int e = 0; e < edits && !s.empty(); ++e) {
       size_t at = rng() % s.size();
