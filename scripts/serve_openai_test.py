@@ -5,7 +5,8 @@
 Starts the server on 127.0.0.1 over the committed tiny chat decoder and checks: greedy chat
 text equal to `pte-run MODEL.pte "hi" --chat --json`, streamed deltas concatenating to it,
 usage counts, prefix reuse in usage, /v1/completions, models.list, the 400 / 401 errors the
-client raises, and embeddings from the encoder fixture. Without the openai package it says
+client raises, embeddings from the encoder fixture, and an image_url part sent to the Gemma3
+image+text fixture (its text equal to `pte-run MODEL.pte PROMPT --image`). Without the openai package it says
 "skipped: ..." and exits 0 (a visible skip); any failed check exits 1.
 """
 import json
@@ -118,8 +119,36 @@ def embedding_tests():
         check(close, "embeddings equal pte-run embed's")
 
 
+def image_tests():
+    # an image+text program: the image as a data: URL in an image_url part, as the openai
+    # client sends it; the reply must be pte-run MODEL.pte PROMPT --image's text
+    import base64
+    import os
+    d = os.path.join(os.path.dirname(CHAT_MODEL), "..", "multimodal_gemma3")
+    model = os.path.join(d, "model.pte")
+    image = os.path.join(d, "photo.jpg")
+    out = subprocess.run([pte_run(), model, "Describe this image.", "--image", image, "-n", "10", "--json"],
+                         check=True, capture_output=True, text=True).stdout
+    want = json.loads(out)
+    url = "data:image/jpeg;base64," + base64.b64encode(open(image, "rb").read()).decode()
+    with Server(model) as srv:
+        client = openai.OpenAI(base_url=srv.url + "/v1", api_key="unused", max_retries=0)
+        r = client.chat.completions.create(model="m", temperature=0, max_tokens=10, messages=[
+            {"role": "user", "content": [{"type": "image_url", "image_url": {"url": url}},
+                                         {"type": "text", "text": "Describe this image."}]}])
+        check(r.choices[0].message.content == want["text"], "an image_url part: the text equals pte-run --image's")
+        check(r.usage.prompt_tokens == len(want["prompt_ids"]), "an image_url part: usage.prompt_tokens counts the image tokens")
+        try:
+            client.chat.completions.create(model="m", max_tokens=2, messages=[
+                {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}]}])
+            check(False, "an http image URL refused")
+        except openai.BadRequestError as e:
+            check("fetches nothing" in str(e), "an http image URL gets a 400 saying the server fetches nothing")
+
+
 chat_tests()
 embedding_tests()
+image_tests()
 if failures:
     print(f"{len(failures)} failed")
     sys.exit(1)
