@@ -161,7 +161,7 @@ TEST_CASE("llama::custom_sdpa.out: the AVX-512 forms' vector expf equals std::ex
   CHECK(r != 0);
 }
 
-TEST_CASE("llama::custom_sdpa.out: float32 AVX-512 form equals the scalar official-order form bit for bit") {
+TEST_CASE("llama::custom_sdpa.out: float32 AVX-512 forms (rows, tiles of positions) equal the scalar official-order form bit for bit") {
   struct Cfg { int S, Hq, Hkv, D, L, start; bool causal; bool mask; };
   const Cfg cfgs[] = {{1, 9, 3, 64, 700, 650, true, false},   // decode past one 512-key block
                       {21, 9, 3, 64, 256, 0, true, false},    // prefill: rows with < 16 and >= 16 keys
@@ -170,15 +170,23 @@ TEST_CASE("llama::custom_sdpa.out: float32 AVX-512 form equals the scalar offici
                       {2, 2, 2, 16, 16, 3, true, false},
                       {4, 8, 2, 40, 90, 30, true, false},    // 4 query heads per kv head, keys past 64
                       {3, 10, 2, 32, 90, 40, true, false},    // 5 query heads a key head: groups of 4 + 1
-                      {2, 8, 1, 24, 50, 0, false, true}};     // 8 a key head (groups of 4), mask
+                      {2, 8, 1, 24, 50, 0, false, true},      // 8 a key head (groups of 4), mask
+                      // prefill in tiles of positions (AVX-512): tiles cut by the query blocks' ends
+                      {70, 9, 3, 64, 600, 0, true, false},    // last query block of 6 rows
+                      {66, 6, 2, 64, 600, 500, true, false},  // keys cross the 512-key block; last block of 2 rows
+                      {65, 4, 4, 128, 100, 0, true, false},   // one query head a key head, D 128; last block of 1 row
+                      {38, 8, 2, 80, 700, 0, false, true},    // mask over two key blocks, masked head-dim lanes
+                      {200, 3, 1, 32, 260, 40, true, false},  // query blocks of 64 rows, 3 heads a key head
+                      {9, 4, 1, 136, 30, 3, true, false}};    // D past the tiles' 128: the row form
   for (const Cfg& c : cfgs) {
     INFO("S=" << c.S << " D=" << c.D << " L=" << c.L);
     auto q = randn(size_t(c.S) * c.Hq * c.D, 11), k = randn(size_t(c.L) * c.Hkv * c.D, 12), v = randn(size_t(c.L) * c.Hkv * c.D, 13);
     const int mw = c.mask ? c.L : 0;
     std::vector<float> mask = c.mask ? randn(size_t(c.S) * mw, 14) : std::vector<float>{};
-    std::vector<float> res[2];
-    for (int scalar = 0; scalar < 2; ++scalar) {
-      pte::sdpa_force_scalar(scalar == 1);
+    std::vector<float> res[3];  // AVX-512 in tiles, scalar, AVX-512 row by row
+    for (int form = 0; form < 3; ++form) {
+      pte::sdpa_force_scalar(form == 1);
+      pte::sdpa_tiles(form != 2);
       Harness h;
       auto* out = h.out<float>({1, c.S, c.Hq, c.D});
       auto* m = c.mask ? h.tensor<float>({c.S, mw}, mask) : h.none();
@@ -186,15 +194,19 @@ TEST_CASE("llama::custom_sdpa.out: float32 AVX-512 form equals the scalar offici
                              {h.tensor<float>({1, c.S, c.Hq, c.D}, q), h.tensor<float>({1, c.L, c.Hkv, c.D}, k),
                               h.tensor<float>({1, c.L, c.Hkv, c.D}, v), h.i(c.start), m, h.d(0.0), h.b(c.causal), h.none(), out}),
                       h.message);
-      res[scalar] = Harness::values<float>(out);
+      res[form] = Harness::values<float>(out);
       auto ref = reference(q, k, v, 1, c.S, c.Hq, c.Hkv, c.D, c.L, c.start, c.causal, c.mask ? &mask : nullptr, mw);
-      CHECK(max_err(res[scalar], ref) < 1e-5f);
+      CHECK(max_err(res[form], ref) < 1e-5f);
     }
     pte::sdpa_force_scalar(false);
-    REQUIRE(res[0].size() == res[1].size());
-    size_t differ = 0;
-    for (size_t i = 0; i < res[0].size(); ++i) differ += std::memcmp(&res[0][i], &res[1][i], 4) != 0;
-    CHECK(differ == 0);
+    pte::sdpa_tiles(true);
+    for (int form = 1; form < 3; ++form) {
+      INFO("form " << form);
+      REQUIRE(res[0].size() == res[form].size());
+      size_t differ = 0;
+      for (size_t i = 0; i < res[0].size(); ++i) differ += std::memcmp(&res[0][i], &res[form][i], 4) != 0;
+      CHECK(differ == 0);
+    }
   }
 }
 

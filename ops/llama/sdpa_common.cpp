@@ -92,6 +92,7 @@ void sdpa_row(void* p, size_t row) {
 //   * (1 / sum). Keys past a query's position (causal) score -inf.
 constexpr int64_t kKeyBlock = 512;
 std::atomic<bool> g_force_scalar{false};
+std::atomic<bool> g_tiles{true};  // tests: false runs prefill row by row
 
 // The end of a block's softmax step (both forms): the 16 lane sums in order, the tail's
 // exps in double, the running sum and the output rescaled.
@@ -616,6 +617,157 @@ bool sdpa_group_f32_ok(const SdpaArgs& a, int64_t reps, int64_t D) {
   return reps >= 2 && reps <= 4 && D <= kGroupMaxDim && a.k->strides[3] == 1 && a.v->strides[3] == 1 &&
          a.k->strides[1] * 16 <= (int64_t(1) << 30);
 }
+
+// Prefill: a tile of P consecutive query positions x the R query heads of one kv head
+// (R = 1..4, P * R <= 12 rows). Each slab of up to 64 keys is loaded and transposed
+// once for the whole tile (sdpa_heads_f32_avx512 transposes it once per position, which
+// costs more shuffles than the score FMAs it feeds). Per row, every score lane is the
+// same in-order FMA chain over the head dim and every output lane the same in-order
+// chain over the keys, so bit-equal to sdpa_row_f32_avx512 and the body. Rows of the
+// last query block with one or two rows (BLAS's small-block orders) take the body.
+constexpr int64_t kTileRows = 12;
+constexpr int64_t kTileMaxDim = 128;
+inline int64_t sdpa_tile_positions(int64_t reps) { return std::max<int64_t>(1, kTileRows / reps); }
+
+template <int R>
+__attribute__((target("avx512f"))) void sdpa_tile_f32_avx512(const SdpaJob<float>& job, int64_t b, int64_t hk, int64_t s0, int64_t P) {
+  const SdpaArgs& a = *job.a;
+  const int64_t D = job.D;
+  const Tensor &q = *a.q, &k = *a.k, &v = *a.v, &o = *a.out;
+  const int64_t ks = k.strides[1], vs = v.strides[1];
+  const float* kb = k.ptr<float>() + b * k.strides[0] + hk * k.strides[2];
+  const float* vb = v.ptr<float>() + b * v.strides[0] + hk * v.strides[2];
+  const float ninf = -std::numeric_limits<float>::infinity();
+  alignas(64) float qv[kTileRows][kTileMaxDim], dst[kTileRows][kTileMaxDim], sc[kTileRows][kKeyBlock];
+  alignas(64) float t[4][kTileMaxDim][16];  // 64 keys transposed: t[g][d][lane] = key 16 g + lane, dim d
+  float run_max[kTileRows], run_sum[kTileRows];
+  for (int64_t p = 0; p < P; ++p)
+    for (int r = 0; r < R; ++r) {
+      const int64_t i = p * R + r;
+      const float* qp = q.ptr<float>() + b * q.strides[0] + (s0 + p) * q.strides[1] + (hk * job.reps + r) * q.strides[2];
+      for (int64_t d = 0; d < D; ++d) qv[i][d] = qp[d * q.strides[3]], dst[i][d] = 0.f;
+      run_max[i] = ninf, run_sum[i] = 0.f;
+    }
+  for (int64_t n = 0; n < a.kv_len; n += kKeyBlock) {
+    const int64_t nb = std::min(kKeyBlock, a.kv_len - n);
+    // positions are ascending: those whose query sees no key of this block are done (as the row form's break)
+    int64_t p0 = 0;
+    if (a.causal)
+      while (p0 < P && n > a.start_pos + s0 + p0) ++p0;
+    if (p0 == P) break;
+    int64_t live[kTileRows];
+    for (int64_t p = p0; p < P; ++p) live[p] = a.causal ? std::min(nb, a.start_pos + s0 + p - n + 1) : nb;
+    const int64_t maxlive = live[P - 1];
+    for (int64_t j0 = 0; j0 < maxlive; j0 += 64) {
+      const int64_t ng = std::min<int64_t>(4, (maxlive - j0 + 15) / 16);
+      for (int64_t j = j0 + 64; j < std::min(maxlive, j0 + 128); ++j)
+        for (int64_t d0 = 0; d0 < D; d0 += 16) _mm_prefetch(reinterpret_cast<const char*>(kb + (n + j) * ks + d0), _MM_HINT_T0);
+      for (int64_t g = 0; g < ng; ++g) {
+        const int64_t cnt = std::min<int64_t>(16, maxlive - j0 - 16 * g);
+        const float* base = kb + (n + j0 + 16 * g) * ks;
+        for (int64_t d0 = 0; d0 < D; d0 += 16) {
+          const __mmask16 dm = static_cast<__mmask16>((1u << std::min<int64_t>(16, D - d0)) - 1);
+          __m512 rw[16];
+#pragma GCC unroll 16
+          for (int j = 0; j < 16; ++j)
+            rw[j] = _mm512_maskz_loadu_ps(j < cnt ? dm : static_cast<__mmask16>(0), base + j * ks + d0);
+          transpose16(rw);
+#pragma GCC unroll 16
+          for (int i = 0; i < 16; ++i) _mm512_store_ps(t[g][d0 + i], rw[i]);
+        }
+      }
+      for (int64_t p = p0; p < P; ++p) {
+        if (live[p] <= j0) continue;
+        const int64_t ngp = std::min<int64_t>(4, (live[p] - j0 + 15) / 16);
+        __m512 acc[R][4];
+        for (int r = 0; r < R; ++r)
+          for (int g = 0; g < 4; ++g) acc[r][g] = _mm512_setzero_ps();
+        for (int64_t d = 0; d < D; ++d)
+#pragma GCC unroll 4
+          for (int r = 0; r < R; ++r) {
+            const __m512 qd = _mm512_set1_ps(qv[p * R + r][d]);
+#pragma GCC unroll 4
+            for (int g = 0; g < 4; ++g)
+              if (g < ngp) acc[r][g] = _mm512_fmadd_ps(_mm512_load_ps(t[g][d]), qd, acc[r][g]);
+          }
+        // lanes past the row's own keys hold other keys' scores: the mask step below makes them -inf
+        for (int r = 0; r < R; ++r)
+          for (int g = 0; g < ngp; ++g) _mm512_storeu_ps(sc[p * R + r] + j0 + 16 * g, acc[r][g]);
+      }
+    }
+    for (int64_t p = p0; p < P; ++p) {
+      const float* mrow = a.mask ? a.mask->ptr<float>() + (s0 + p) * a.mask->strides[0] : nullptr;
+      for (int r = 0; r < R; ++r) {
+        float* row = sc[p * R + r];
+        float bmax = ninf;
+        for (int64_t j = 0; j < nb; ++j) {
+          float x = j < live[p] ? row[j] : ninf;
+          x = x * a.scale;
+          if (mrow) x = x + mrow[(n + j) * a.mask->strides[1]];
+          row[j] = x;
+          bmax = std::max(bmax, x);
+        }
+        softmax_block_avx512(row, nb, bmax, n > 0, dst[p * R + r], D, &run_max[p * R + r], &run_sum[p * R + r]);
+      }
+      for (int64_t d0 = 0; d0 < D; d0 += 64) {  // (keys past `live`: weight 0, skipped as in the row form)
+        __mmask16 m[4];
+        __m512 blk[R][4];
+        for (int i = 0; i < 4; ++i) {
+          const int64_t rem = D - d0 - 16 * i;
+          m[i] = rem >= 16 ? static_cast<__mmask16>(0xFFFF) : rem > 0 ? static_cast<__mmask16>((1u << rem) - 1) : 0;
+          for (int r = 0; r < R; ++r) blk[r][i] = _mm512_setzero_ps();
+        }
+        for (int64_t j = 0; j < live[p]; ++j) {
+          const float* vp = vb + (n + j) * vs + d0;
+#pragma GCC unroll 4
+          for (int i = 0; i < 4; ++i) {
+            const __m512 vv = _mm512_maskz_loadu_ps(m[i], vp + 16 * i);
+#pragma GCC unroll 4
+            for (int r = 0; r < R; ++r) blk[r][i] = _mm512_fmadd_ps(vv, _mm512_set1_ps(sc[p * R + r][j]), blk[r][i]);
+          }
+        }
+        for (int r = 0; r < R; ++r)
+          for (int i = 0; i < 4; ++i) {
+            float* dp = dst[p * R + r] + d0 + 16 * i;
+            const __m512 prev = _mm512_maskz_loadu_ps(m[i], dp);
+            _mm512_mask_storeu_ps(dp, m[i], n == 0 ? blk[r][i] : _mm512_add_ps(prev, blk[r][i]));
+          }
+      }
+    }
+  }
+  for (int64_t p = 0; p < P; ++p)
+    for (int r = 0; r < R; ++r) {
+      float* op = o.ptr<float>() + b * o.strides[0] + (s0 + p) * o.strides[1] + (hk * job.reps + r) * o.strides[2];
+      const float inv = 1.f / run_sum[p * R + r];
+      for (int64_t d = 0; d < D; ++d) op[d * o.strides[3]] = dst[p * R + r][d] * inv;
+    }
+}
+
+// row = (batch, kv head, tile of positions) of the tiled form
+__attribute__((target("avx512f"))) void sdpa_tiles_f32_avx512(void* p, size_t row) {
+  const auto& job = *static_cast<const SdpaJob<float>*>(p);
+  const int64_t S = job.S, Hk = job.Hq / job.reps, P = sdpa_tile_positions(job.reps), nt = (S + P - 1) / P;
+  const int64_t tile = static_cast<int64_t>(row) % nt, hk = static_cast<int64_t>(row) / nt % Hk, b = static_cast<int64_t>(row) / nt / Hk;
+  const int64_t s0 = tile * P, s1 = std::min(S, s0 + P);
+  int64_t se = s0;  // positions [s0, se) in query blocks of three rows or more
+  while (se < s1 && sdpa_q_block_rows(S, se) > 2) ++se;
+  if (se > s0) {
+    switch (job.reps) {
+      case 1: sdpa_tile_f32_avx512<1>(job, b, hk, s0, se - s0); break;
+      case 2: sdpa_tile_f32_avx512<2>(job, b, hk, s0, se - s0); break;
+      case 3: sdpa_tile_f32_avx512<3>(job, b, hk, s0, se - s0); break;
+      default: sdpa_tile_f32_avx512<4>(job, b, hk, s0, se - s0); break;
+    }
+  }
+  for (int64_t s = se; s < s1; ++s)  // BLAS's small-block orders: the body, head by head
+    for (int64_t h = hk * job.reps; h < (hk + 1) * job.reps; ++h)
+      sdpa_row_f32_body(job, static_cast<size_t>((b * job.Hq + h) * S + s));
+}
+
+bool sdpa_tile_f32_ok(const SdpaArgs& a, int64_t reps, int64_t D, int64_t S) {
+  return S >= 3 && reps >= 1 && reps <= 4 && D <= kTileMaxDim && a.k->strides[3] == 1 && a.v->strides[3] == 1 &&
+         a.k->strides[1] * 16 <= (int64_t(1) << 30);
+}
 #endif  // defined(__x86_64__)
 
 // std::fma is one instruction where the CPU has FMA, a (slow, same-valued) libm
@@ -647,7 +799,12 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
          : isa::cpu().fma3    ? sdpa_row_f32_fma
                               : sdpa_row_f32_plain;
   if constexpr (std::is_same_v<T, float>)
-    if (fn == sdpa_row_f32_avx512 && sdpa_group_f32_ok(a, job.reps, job.D)) {
+    if (fn == sdpa_row_f32_avx512 && g_tiles.load(std::memory_order_relaxed) && sdpa_tile_f32_ok(a, job.reps, job.D, job.S)) {
+      // prefill: rows are (batch, kv head, tile of positions)
+      const int64_t P = sdpa_tile_positions(job.reps);
+      fn = sdpa_tiles_f32_avx512;
+      rows = static_cast<size_t>(a.q->sizes[0] * (job.Hq / job.reps) * ((job.S + P - 1) / P));
+    } else if (fn == sdpa_row_f32_avx512 && sdpa_group_f32_ok(a, job.reps, job.D)) {
       fn = sdpa_group_f32_avx512;  // the heads of a kv head together: rows are (batch, kv head, position)
       rows /= static_cast<size_t>(job.reps);
     }
@@ -678,6 +835,7 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
 }  // namespace
 
 void sdpa_force_scalar(bool on) { g_force_scalar.store(on); }
+void sdpa_tiles(bool on) { g_tiles.store(on); }
 
 int sdpa_vector_expf_check(uint32_t stride) {
 #if defined(__x86_64__)

@@ -24,6 +24,8 @@ bool sdpa_prepare(KernelContext& ctx, SdpaArgs& a, bool has_scale, double scale)
 bool sdpa_run(KernelContext& ctx, const SdpaArgs& a);
 // Tests: run the float32 path in its scalar form instead of the AVX-512 one.
 void sdpa_force_scalar(bool on);
+// Tests: prefill's AVX-512 form in tiles of positions (the default) or row by row.
+void sdpa_tiles(bool on);
 // Tests: the AVX-512 forms' vector expf against std::exp on every stride-th float of
 // [-104, 89]: 1 equal, 0 differs (then the forms use std::exp), -1 no AVX-512.
 int sdpa_vector_expf_check(uint32_t stride);
