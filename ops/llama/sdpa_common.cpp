@@ -219,20 +219,31 @@ const VecExpf& vec_expf() {
 }
 
 // softmax_block with the 16-lane part's exps 16 at a time (vec_expf; vectors with a lane
-// past the plain range, -inf among them, through std::exp): the same values and sums.
-__attribute__((target("avx512f"))) void softmax_block_avx512(float* sc, int64_t nb, float bmax, bool rescale, float* dst, int64_t D,
-                                                            float* run_max, float* run_sum) {
+// past the plain range through std::exp, unless those lanes are -inf: +0): the same values
+// and sums. Scores [live, nb) are -inf (keys past a causal row's position) and are not
+// read: their weights are +0, which changes no lane sum and no step of the tail's, so only
+// [0, live) is computed and sc[live, nb) is left as it was (callers read no weight there).
+__attribute__((target("avx512f"))) void softmax_block_avx512_live(float* sc, int64_t nb, int64_t live, float bmax, bool rescale,
+                                                                 float* dst, int64_t D, float* run_max, float* run_sum) {
   const VecExpf& ve = vec_expf();
   const float m = *run_max > bmax ? *run_max : bmax;
-  if (!ve.ok || m == -std::numeric_limits<float>::infinity()) return softmax_block(sc, nb, bmax, rescale, dst, D, run_max, run_sum);
-  const int64_t vec = nb / 16 * 16;
+  const float ninf = -std::numeric_limits<float>::infinity();
+  if (!ve.ok || m == ninf) {
+    for (int64_t j = live; j < nb; ++j) sc[j] = ninf;
+    return softmax_block(sc, nb, bmax, rescale, dst, D, run_max, run_sum);
+  }
+  const int64_t vec = nb / 16 * 16, vend = std::min(vec, (live + 15) / 16 * 16);
   __m512 lane = _mm512_setzero_ps();
-  const __m512 vm = _mm512_set1_ps(m);
-  for (int64_t j = 0; j < vec; j += 16) {
-    const __m512 x = _mm512_sub_ps(_mm512_loadu_ps(sc + j), vm);
+  const __m512 vm = _mm512_set1_ps(m), vninf = _mm512_set1_ps(ninf);
+  for (int64_t j = 0; j < vend; j += 16) {
+    const __mmask16 in = live - j >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (live - j)) - 1);
+    const __m512 x = _mm512_sub_ps(_mm512_mask_loadu_ps(vninf, in, sc + j), vm);
+    const __mmask16 plain = expf_plain_lanes(x);
     __m512 e;
-    if (expf_plain_lanes(x) == 0xFFFF) {
+    if (plain == 0xFFFF) {
       e = expf16_avx512(x, ve.tab);
+    } else if ((plain | _mm512_cmp_ps_mask(x, vninf, _CMP_EQ_OQ)) == 0xFFFF) {
+      e = _mm512_maskz_mov_ps(plain, expf16_avx512(x, ve.tab));  // the -inf lanes: exp(-inf) = +0
     } else {
       alignas(64) float t[16];
       _mm512_store_ps(t, x);
@@ -244,7 +255,24 @@ __attribute__((target("avx512f"))) void softmax_block_avx512(float* sc, int64_t 
   }
   alignas(64) float lanes[16];
   _mm512_store_ps(lanes, lane);
-  softmax_block_end(lanes, sc, vec, nb, m, rescale, dst, D, run_max, run_sum);
+  softmax_block_end(lanes, sc, vec, std::max(vec, std::min(nb, live)), m, rescale, dst, D, run_max, run_sum);
+}
+__attribute__((target("avx512f"))) void softmax_block_avx512(float* sc, int64_t nb, float bmax, bool rescale, float* dst, int64_t D,
+                                                            float* run_max, float* run_sum) {
+  softmax_block_avx512_live(sc, nb, nb, bmax, rescale, dst, D, run_max, run_sum);
+}
+
+// Scores [0, live) of a key block scaled (and masked); returns their max. Past `live` the
+// scores are -inf (causal rows: no mask) and left unwritten (softmax_block_avx512_live).
+inline float scale_scores(float* sc, int64_t live, float scale, const float* mrow, int64_t mstride) {
+  float bmax = -std::numeric_limits<float>::infinity();
+  for (int64_t j = 0; j < live; ++j) {
+    float x = sc[j] * scale;
+    if (mrow) x = x + mrow[j * mstride];
+    sc[j] = x;
+    bmax = std::max(bmax, x);
+  }
+  return bmax;
 }
 #endif  // defined(__x86_64__)
 
@@ -276,6 +304,7 @@ struct BlasOrder {
 };
 inline const BlasOrder& blas_order() {
   static const BlasOrder scalar{blas_gemv1_dot, blas_gemm2_dot, blas_gemv1_value, softmax_block};
+  if (g_force_scalar.load(std::memory_order_relaxed)) return scalar;  // tests: every step in its scalar form
 #if defined(__x86_64__)
   static const BlasOrder simd{blas_gemv1_dot_avx512, blas_gemm2_dot_avx512, blas_gemv1_value_avx512, softmax_block_avx512};
   static const bool avx512 = isa::cpu().avx512f;
@@ -451,15 +480,8 @@ __attribute__((target("avx512f"))) void sdpa_row_f32_avx512(void* p, size_t row)
       }
       _mm512_mask_storeu_ps(sc + j0, m, acc);
     }
-    float bmax = ninf;
-    for (int64_t j = 0; j < nb; ++j) {
-      float x = j < live ? sc[j] : ninf;
-      x = x * a.scale;
-      if (mrow) x = x + mrow[(n + j) * a.mask->strides[1]];
-      sc[j] = x;
-      bmax = std::max(bmax, x);
-    }
-    softmax_block_avx512(sc, nb, bmax, n > 0, dst, D, &run_max, &run_sum);
+    const float bmax = scale_scores(sc, live, a.scale, mrow ? mrow + n * a.mask->strides[1] : nullptr, mrow ? a.mask->strides[1] : 0);
+    softmax_block_avx512_live(sc, nb, live, bmax, n > 0, dst, D, &run_max, &run_sum);
     // masked keys have weight 0: v * 0 adds +-0 and changes nothing (the cache is finite;
     // the sums start at +0 and a sum is -0 only if both terms are), so the causal ones
     // past `live` are skipped. 64 head-dim lanes at a time: four independent FMA chains.
@@ -553,15 +575,8 @@ __attribute__((target("avx512f"))) void sdpa_heads_f32_avx512(const SdpaJob<floa
       }
     }
     for (int r = 0; r < R; ++r) {
-      float bmax = ninf;
-      for (int64_t j = 0; j < nb; ++j) {
-        float x = j < live ? sc[r][j] : ninf;
-        x = x * a.scale;
-        if (mrow) x = x + mrow[(n + j) * a.mask->strides[1]];
-        sc[r][j] = x;
-        bmax = std::max(bmax, x);
-      }
-      softmax_block_avx512(sc[r], nb, bmax, n > 0, dst[r], D, &run_max[r], &run_sum[r]);
+      const float bmax = scale_scores(sc[r], live, a.scale, mrow ? mrow + n * a.mask->strides[1] : nullptr, mrow ? a.mask->strides[1] : 0);
+      softmax_block_avx512_live(sc[r], nb, live, bmax, n > 0, dst[r], D, &run_max[r], &run_sum[r]);
     }
     for (int64_t d0 = 0; d0 < D; d0 += 64) {  // (keys past `live`: weight 0, skipped as there)
       __mmask16 m[4];
@@ -699,15 +714,8 @@ __attribute__((target("avx512f"))) void sdpa_tile_f32_avx512(const SdpaJob<float
       const float* mrow = a.mask ? a.mask->ptr<float>() + (s0 + p) * a.mask->strides[0] : nullptr;
       for (int r = 0; r < R; ++r) {
         float* row = sc[p * R + r];
-        float bmax = ninf;
-        for (int64_t j = 0; j < nb; ++j) {
-          float x = j < live[p] ? row[j] : ninf;
-          x = x * a.scale;
-          if (mrow) x = x + mrow[(n + j) * a.mask->strides[1]];
-          row[j] = x;
-          bmax = std::max(bmax, x);
-        }
-        softmax_block_avx512(row, nb, bmax, n > 0, dst[p * R + r], D, &run_max[p * R + r], &run_sum[p * R + r]);
+        const float bmax = scale_scores(row, live[p], a.scale, mrow ? mrow + n * a.mask->strides[1] : nullptr, mrow ? a.mask->strides[1] : 0);
+        softmax_block_avx512_live(row, nb, live[p], bmax, n > 0, dst[p * R + r], D, &run_max[p * R + r], &run_sum[p * R + r]);
       }
       for (int64_t d0 = 0; d0 < D; d0 += 64) {  // (keys past `live`: weight 0, skipped as in the row form)
         __mmask16 m[4];
@@ -798,7 +806,7 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
          : isa::cpu().avx512f ? sdpa_row_f32_avx512
          : isa::cpu().fma3    ? sdpa_row_f32_fma
                               : sdpa_row_f32_plain;
-  if constexpr (std::is_same_v<T, float>)
+  if constexpr (std::is_same_v<T, float>) {
     if (fn == sdpa_row_f32_avx512 && g_tiles.load(std::memory_order_relaxed) && sdpa_tile_f32_ok(a, job.reps, job.D, job.S)) {
       // prefill: rows are (batch, kv head, tile of positions)
       const int64_t P = sdpa_tile_positions(job.reps);
@@ -808,6 +816,7 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
       fn = sdpa_group_f32_avx512;  // the heads of a kv head together: rows are (batch, kv head, position)
       rows /= static_cast<size_t>(job.reps);
     }
+  }
 #else
   if constexpr (std::is_same_v<T, float>) fn = sdpa_row_f32_fma;
 #endif
