@@ -125,8 +125,8 @@ inline void softmax_block(float* sc, int64_t nb, float bmax, bool rescale, float
   }
   float lanes[16] = {};
   const int64_t vec = nb / 16 * 16;
-  for (int64_t j = 0; j < vec; ++j) {
-    sc[j] = std::exp(sc[j] - m);
+  for (int64_t j = 0; j < vec; ++j) {  // masked keys (-inf): +0 without a call
+    sc[j] = sc[j] == -std::numeric_limits<float>::infinity() ? 0.f : std::exp(sc[j] - m);
     lanes[j % 16] += sc[j];
   }
   softmax_block_end(lanes, sc, vec, nb, m, rescale, dst, D, run_max, run_sum);
@@ -365,7 +365,10 @@ inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
     if (one && v.strides[3] == 1) {
       blas.value1(vb + n * v.strides[1], v.strides[1], sc, nb, D, blk);
     } else {
-      for (int64_t j = 0; j < nb; ++j) {
+      // keys past a causal row's position have weight +0: v * 0 adds +-0 and changes no
+      // sum (as in the AVX-512 forms), so they are skipped
+      const int64_t live = a.causal ? std::min(nb, pos - n + 1) : nb;
+      for (int64_t j = 0; j < live; ++j) {
         const float* vp = vb + (n + j) * v.strides[1];
         const float w = sc[j];
         for (int64_t d = 0; d < D; ++d) blk[d] = std::fma(vp[d * v.strides[3]], w, blk[d]);
