@@ -177,7 +177,12 @@ TEST_CASE("llama::custom_sdpa.out: float32 AVX-512 forms (rows, tiles of positio
                       {65, 4, 4, 128, 100, 0, true, false},   // one query head a key head, D 128; last block of 1 row
                       {38, 8, 2, 80, 700, 0, false, true},    // mask over two key blocks, masked head-dim lanes
                       {200, 3, 1, 32, 260, 40, true, false},  // query blocks of 64 rows, 3 heads a key head
-                      {9, 4, 1, 136, 30, 3, true, false}};    // D past the tiles' 128: the row form
+                      {9, 4, 1, 136, 30, 3, true, false},     // D past the tiles' 128: the row form
+                      // decode (AVX-512: the query heads of a key head together, keys 16 at a time)
+                      {1, 4, 4, 128, 300, 200, true, false},  // one query head a key head, D 128
+                      {1, 8, 2, 20, 100, 90, true, false},    // 4 heads a key head, masked head-dim lanes
+                      {1, 6, 3, 64, 80, 0, false, true},      // a mask instead of causality
+                      {1, 4, 2, 64, 1100, 1098, true, false}}; // three key blocks, keys left over in each
   for (const Cfg& c : cfgs) {
     INFO("S=" << c.S << " D=" << c.D << " L=" << c.L);
     auto q = randn(size_t(c.S) * c.Hq * c.D, 11), k = randn(size_t(c.L) * c.Hkv * c.D, 12), v = randn(size_t(c.L) * c.Hkv * c.D, 13);

@@ -173,6 +173,38 @@ PTE_AVX512 float blas_gemv1_dot_avx512(const float* kr, const float* q, int64_t 
   return kr[0] * q[0] + t;
 }
 
+// Sixteen keys of groups of four at once, one per lane, from keys transposed as
+// kt[e * 16 + lane]: per lane the very steps of blas_gemv1_dot's group-of-four branch
+// (its 16 partial sums v_i are 16 registers here, its halving sums adds between them).
+PTE_AVX512 void blas_gemv1_dot16_avx512(const float* kt, const float* q, int64_t k, float* out) {
+  if (k <= 0) {
+    _mm512_storeu_ps(out, _mm512_setzero_ps());
+    return;
+  }
+  __m512 v[16];
+  v[0] = _mm512_mul_ps(_mm512_load_ps(kt), _mm512_set1_ps(q[0]));
+  for (int i = 1; i < 16; ++i) v[i] = _mm512_setzero_ps();
+  const int64_t full = (k - 1) / 16;
+  for (int64_t t = 0; t < full; ++t) {
+    const float* kb = kt + (1 + 16 * t) * 16;
+    const float* qb = q + 1 + 16 * t;
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i) v[i] = _mm512_fmadd_ps(_mm512_load_ps(kb + 16 * i), _mm512_set1_ps(qb[i]), v[i]);
+  }
+#pragma GCC unroll 4
+  for (int w = 8; w >= 1; w /= 2)
+    for (int i = 0; i < w; ++i) v[i] = _mm512_add_ps(v[i], v[i + w]);
+  const int64_t e0 = 1 + 16 * full;
+  __m512 x[16];
+  x[0] = e0 < k ? _mm512_fmadd_ps(_mm512_load_ps(kt + e0 * 16), _mm512_set1_ps(q[e0]), v[0]) : v[0];
+  for (int64_t i = 1; i < 16; ++i)
+    x[i] = e0 + i < k ? _mm512_mul_ps(_mm512_load_ps(kt + (e0 + i) * 16), _mm512_set1_ps(q[e0 + i])) : _mm512_setzero_ps();
+#pragma GCC unroll 4
+  for (int w = 8; w >= 1; w /= 2)
+    for (int i = 0; i < w; ++i) x[i] = _mm512_add_ps(x[i], x[i + w]);
+  _mm512_storeu_ps(out, x[0]);
+}
+
 namespace {
 
 // (GCC: a lambda would not inherit the target attribute.)

@@ -58,6 +58,10 @@ float blas_gemm2_dot(const float* kr, const float* q, int64_t k);
 float blas_gemm2_dot_avx512(const float* kr, const float* q, int64_t k);
 float blas_gemv1_dot_avx512(const float* kr, const float* q, int64_t k, int64_t col, int64_t ncols);
 void blas_gemv1_value_avx512(const float* v, int64_t v_stride, const float* p, int64_t L, int64_t D, float* out);
+// Sixteen scores at once: keys col .. col + 15, all in groups of four (col + 16 <= ncols / 4 * 4),
+// transposed as kt[e * 16 + lane] (64-byte aligned, k rows); out[lane] = blas_gemv1_dot of key
+// col + lane, bit for bit.
+void blas_gemv1_dot16_avx512(const float* kt, const float* q, int64_t k, float* out);
 // The same with aarch64 NEON (sdpa_blas_order_neon.cpp; bit-equal too).
 float blas_gemm2_dot_neon(const float* kr, const float* q, int64_t k);
 float blas_gemv1_dot_neon(const float* kr, const float* q, int64_t k, int64_t col, int64_t ncols);

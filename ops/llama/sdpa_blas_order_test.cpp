@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -166,4 +168,40 @@ TEST_CASE("sdpa_blas_order: the SIMD forms (AVX-512F, NEON) equal the scalar for
     }
   }
   CHECK(checked > 1000);
+}
+
+TEST_CASE("sdpa_blas_order: sixteen transposed keys at once (AVX-512F) equal the scalar one-row dot bit for bit") {
+#if defined(__x86_64__)
+  if (!pte::isa::cpu().avx512f) {
+    MESSAGE("skipped: no AVX-512F on this CPU");
+    return;
+  }
+  std::mt19937 g(9);
+  std::normal_distribution<float> n;
+  int checked = 0;
+  for (int64_t k : {1, 2, 16, 17, 20, 33, 48, 64, 65, 80, 128}) {
+    const int64_t ncols = 36;  // groups of four: keys 0 .. 35
+    std::vector<float> K(static_cast<size_t>(k * ncols)), q(k);
+    for (auto& x : K) x = n(g);
+    for (auto& x : q) x = n(g);
+    K[5 * k] = 1e30f, K[5 * k + k / 2] = -1e30f;  // a key whose result depends on the order
+    for (int64_t col : {0, 16}) {
+      std::vector<float> kt(static_cast<size_t>(k * 16) + 16);
+      float* ktp = kt.data();
+      while (reinterpret_cast<uintptr_t>(ktp) % 64) ++ktp;  // (the form loads aligned rows)
+      for (int64_t e = 0; e < k; ++e)
+        for (int l = 0; l < 16; ++l) ktp[e * 16 + l] = K[static_cast<size_t>((col + l) * k + e)];
+      float out[16];
+      pte::blas_gemv1_dot16_avx512(ktp, q.data(), k, out);
+      for (int l = 0; l < 16; ++l) {
+        const float s = pte::blas_gemv1_dot(K.data() + (col + l) * k, q.data(), k, col + l, ncols);
+        CHECK(std::memcmp(&s, &out[l], 4) == 0);
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked == 11 * 2 * 16);
+#else
+  MESSAGE("skipped: x86-64 only");
+#endif
 }

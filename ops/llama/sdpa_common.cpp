@@ -775,6 +775,81 @@ __attribute__((target("avx512f"))) void sdpa_tiles_f32_avx512(void* p, size_t ro
       sdpa_row_f32_body(job, static_cast<size_t>((b * job.Hq + h) * S + s));
 }
 
+// Decode (one query row): the R query heads of a key head together. Keys in MKL's groups
+// of four (its one-row kernel, sdpa_blas_order.h) go 16 at a time, transposed once for all
+// R heads (blas_gemv1_dot16_avx512); the keys left over and the value sums take the body's
+// functions. Bit-equal to the body.
+template <int R>
+__attribute__((target("avx512f"))) void sdpa_decode_f32_avx512(const SdpaJob<float>& job, int64_t b, int64_t hk) {
+  const SdpaArgs& a = *job.a;
+  const int64_t D = job.D;
+  const Tensor &q = *a.q, &k = *a.k, &v = *a.v, &o = *a.out;
+  const int64_t ks = k.strides[1], vs = v.strides[1];
+  const float* kb = k.ptr<float>() + b * k.strides[0] + hk * k.strides[2];
+  const float* vb = v.ptr<float>() + b * v.strides[0] + hk * v.strides[2];
+  const int64_t pos = a.start_pos;
+  const float ninf = -std::numeric_limits<float>::infinity();
+  alignas(64) float qv[R][kTileMaxDim], dst[R][kTileMaxDim], blk[kTileMaxDim], sc[R][kKeyBlock];
+  alignas(64) float t[kTileMaxDim][16];  // 16 keys transposed: t[d][lane]
+  float run_max[R], run_sum[R];
+  for (int r = 0; r < R; ++r) {
+    const float* qp = q.ptr<float>() + b * q.strides[0] + (hk * job.reps + r) * q.strides[2];
+    for (int64_t d = 0; d < D; ++d) qv[r][d] = qp[d * q.strides[3]], dst[r][d] = 0.f;
+    run_max[r] = ninf, run_sum[r] = 0.f;
+  }
+  const float* mrow = a.mask ? a.mask->ptr<float>() : nullptr;
+  const int64_t mstride = a.mask ? a.mask->strides[1] : 0;
+  for (int64_t n = 0; n < a.kv_len; n += kKeyBlock) {
+    const int64_t nb = std::min(kKeyBlock, a.kv_len - n);
+    if (a.causal && n > pos) break;
+    const int64_t live = a.causal ? std::min(nb, pos - n + 1) : nb;
+    const int64_t grouped = std::min(live, nb / 4 * 4);
+    int64_t j = 0;
+    for (; j + 16 <= grouped; j += 16) {
+      const float* base = kb + (n + j) * ks;
+      if (j + 32 <= grouped)
+        for (int l = 0; l < 16; ++l)
+          for (int64_t d0 = 0; d0 < D; d0 += 16) _mm_prefetch(reinterpret_cast<const char*>(base + (16 + l) * ks + d0), _MM_HINT_T0);
+      for (int64_t d0 = 0; d0 < D; d0 += 16) {
+        const __mmask16 dm = static_cast<__mmask16>((1u << std::min<int64_t>(16, D - d0)) - 1);
+        __m512 rw[16];
+#pragma GCC unroll 16
+        for (int l = 0; l < 16; ++l) rw[l] = _mm512_maskz_loadu_ps(dm, base + l * ks + d0);
+        transpose16(rw);
+#pragma GCC unroll 16
+        for (int i = 0; i < 16; ++i) _mm512_store_ps(t[d0 + i], rw[i]);
+      }
+      for (int r = 0; r < R; ++r) blas_gemv1_dot16_avx512(&t[0][0], qv[r], D, sc[r] + j);
+    }
+    for (; j < live; ++j)
+      for (int r = 0; r < R; ++r) sc[r][j] = blas_gemv1_dot_avx512(kb + (n + j) * ks, qv[r], D, j, nb);
+    for (int r = 0; r < R; ++r) {
+      const float bmax = scale_scores(sc[r], live, a.scale, mrow ? mrow + n * mstride : nullptr, mstride);
+      softmax_block_avx512_live(sc[r], nb, live, bmax, n > 0, dst[r], D, &run_max[r], &run_sum[r]);
+      for (int64_t jj = live; jj < nb; ++jj) sc[r][jj] = 0.f;  // (the value sum's order depends on nb)
+      blas_gemv1_value_avx512(vb + n * vs, vs, sc[r], nb, D, blk);
+      for (int64_t d = 0; d < D; ++d) dst[r][d] = n == 0 ? blk[d] : dst[r][d] + blk[d];
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    float* op = o.ptr<float>() + b * o.strides[0] + (hk * job.reps + r) * o.strides[2];
+    const float inv = 1.f / run_sum[r];
+    for (int64_t d = 0; d < D; ++d) op[d * o.strides[3]] = dst[r][d] * inv;
+  }
+}
+
+// row = (batch, kv head) of the decode form
+__attribute__((target("avx512f"))) void sdpa_decode_rows_f32_avx512(void* p, size_t row) {
+  const auto& job = *static_cast<const SdpaJob<float>*>(p);
+  const int64_t Hk = job.Hq / job.reps, hk = static_cast<int64_t>(row) % Hk, b = static_cast<int64_t>(row) / Hk;
+  switch (job.reps) {
+    case 1: return sdpa_decode_f32_avx512<1>(job, b, hk);
+    case 2: return sdpa_decode_f32_avx512<2>(job, b, hk);
+    case 3: return sdpa_decode_f32_avx512<3>(job, b, hk);
+    default: return sdpa_decode_f32_avx512<4>(job, b, hk);
+  }
+}
+
 bool sdpa_tile_f32_ok(const SdpaArgs& a, int64_t reps, int64_t D, int64_t S) {
   return S >= 3 && reps >= 1 && reps <= 4 && D <= kTileMaxDim && a.k->strides[3] == 1 && a.v->strides[3] == 1 &&
          a.k->strides[1] * 16 <= (int64_t(1) << 30);
@@ -798,8 +873,9 @@ template <class T>
 void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
   SdpaJob<T> job{&a, a.q->sizes[1], a.q->sizes[2], a.q->sizes[3], a.q->sizes[2] / a.k->sizes[2]};
   size_t rows = static_cast<size_t>(a.q->sizes[0] * job.Hq * job.S);
-  // One decode step (a few heads x the filled positions) is too little work to wake
-  // the workers for; prefill chunks are split over rows.
+  // A decode step over a short context is too little work to wake the workers for (the
+  // threshold: ~230 positions at SmolLM2's 9 heads of 64, where a step reads ~0.4 MB of
+  // cache a layer); prefill chunks and longer contexts are split over rows.
   const int64_t keys = a.causal ? std::min(a.start_pos + job.S, a.kv_len) : a.kv_len;
   const double work = static_cast<double>(rows) * static_cast<double>(keys) * static_cast<double>(job.D);
   void (*fn)(void*, size_t) = sdpa_row<T>;
@@ -810,7 +886,11 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
          : isa::cpu().fma3    ? sdpa_row_f32_fma
                               : sdpa_row_f32_plain;
   if constexpr (std::is_same_v<T, float>) {
-    if (fn == sdpa_row_f32_avx512 && g_tiles.load(std::memory_order_relaxed) && sdpa_tile_f32_ok(a, job.reps, job.D, job.S)) {
+    if (fn == sdpa_row_f32_avx512 && g_tiles.load(std::memory_order_relaxed) && job.S == 1 &&
+        sdpa_tile_f32_ok(a, job.reps, job.D, 3)) {
+      fn = sdpa_decode_rows_f32_avx512;  // decode: rows are (batch, kv head)
+      rows = static_cast<size_t>(a.q->sizes[0] * (job.Hq / job.reps));
+    } else if (fn == sdpa_row_f32_avx512 && g_tiles.load(std::memory_order_relaxed) && sdpa_tile_f32_ok(a, job.reps, job.D, job.S)) {
       // prefill: rows are (batch, kv head, tile of positions)
       const int64_t P = sdpa_tile_positions(job.reps);
       fn = sdpa_tiles_f32_avx512;
@@ -823,7 +903,7 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
 #else
   if constexpr (std::is_same_v<T, float>) fn = sdpa_row_f32_fma;
 #endif
-  const int threads = work >= double(1 << 20) ? ctx.claim_threads : 1;
+  const int threads = work >= double(1 << 17) ? ctx.claim_threads : 1;
   if (threads <= 1) {
     for (size_t r = 0; r < rows; ++r) fn(&job, r);
     return;
