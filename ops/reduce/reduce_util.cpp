@@ -296,7 +296,7 @@ bool plan_same_shape(KernelContext& ctx, const Tensor& in, const bool* mask, Ten
 
 }  // namespace pte
 
-#include <pthreadpool.h>
+#include "ops/linalg/claim_pool.h"
 
 namespace pte {
 
@@ -307,20 +307,30 @@ constexpr int64_t kParallelMinWork = 1 << 18;
 void parallel_chunks(KernelContext& ctx, int64_t n, int64_t work, void (*task)(void*, size_t), void* job,
                      int64_t* chunk) {
   if (n <= 0) return;
-  size_t threads = ctx.threadpool ? pthreadpool_get_threads_count(ctx.threadpool) : 1;
+  // on the claim pool, as elementwise.cpp's parallel_for (why: there)
+  const int64_t threads = ctx.claim_threads;
   if (threads <= 1 || n < 2 || work < kParallelMinWork) {
     *chunk = n;
     task(job, 0);
     return;
   }
   // a few chunks per thread for balance, but not smaller than ~kParallelMinWork/4 of work
-  int64_t chunks = static_cast<int64_t>(threads) * 4;
+  int64_t chunks = threads * 4;
   const int64_t max_chunks = work / (kParallelMinWork / 4) > 0 ? work / (kParallelMinWork / 4) : 1;
   if (chunks > max_chunks) chunks = max_chunks;
   if (chunks > n) chunks = n;
   *chunk = (n + chunks - 1) / chunks;
   const int64_t count = (n + *chunk - 1) / *chunk;
-  pthreadpool_parallelize_1d(ctx.threadpool, task, job, static_cast<size_t>(count), 0);
+  struct Adapter {
+    void (*task)(void*, size_t);
+    void* job;
+  } ad{task, job};
+  linalg::claim_parallel_for(
+      static_cast<int>(threads - 1), count, [](void* p, int64_t i) {
+        const Adapter& a = *static_cast<const Adapter*>(p);
+        a.task(a.job, static_cast<size_t>(i));
+      },
+      &ad);
 }
 
 }  // namespace pte
