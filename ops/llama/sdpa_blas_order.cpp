@@ -218,6 +218,41 @@ PTE_AVX512 inline __m512 vpair(const float* v, int64_t vs, int64_t d0, __mmask16
 
 }  // namespace
 
+// Up to four 16-wide slabs of the outputs in lockstep (each lane its own order, as
+// the scalar form's): one pass over the keys reads each value row's 64 floats together
+// instead of one slab per pass.
+template <int NS>
+PTE_AVX512 inline void value_slabs(const float* v, int64_t vs, const float* p, int64_t L, int64_t d0, float* out) {
+  const __mmask16 m = 0xFFFF;
+  __m512 acc[NS];
+  for (int s = 0; s < NS; ++s) acc[s] = _mm512_setzero_ps();
+  int64_t j = 0;
+  if (L >= 8) {
+#pragma GCC unroll 4
+    for (int s = 0; s < NS; ++s) {
+      const int64_t d = d0 + 16 * s;
+      acc[s] = _mm512_add_ps(_mm512_add_ps(vpair(v, vs, d, m, p, 0, 2), vpair(v, vs, d, m, p, 1, 3)),
+                             _mm512_add_ps(vpair(v, vs, d, m, p, 4, 6), vpair(v, vs, d, m, p, 5, 7)));
+    }
+    for (j = 8; j + 8 <= L; j += 8) {
+      if (j + 16 <= L)
+        for (int64_t r = j + 8; r < j + 16; ++r) _mm_prefetch(reinterpret_cast<const char*>(v + r * vs + d0), _MM_HINT_T0),
+                                                  _mm_prefetch(reinterpret_cast<const char*>(v + r * vs + d0 + 16 * (NS - 1)), _MM_HINT_T0);
+#pragma GCC unroll 4
+      for (int s = 0; s < NS; ++s) {
+        const int64_t d = d0 + 16 * s;
+        __m512 x = _mm512_fmadd_ps(vload(v, vs, d, m, j + 6), _mm512_set1_ps(p[j + 6]), acc[s]);
+        x = _mm512_fmadd_ps(vload(v, vs, d, m, j + 4), _mm512_set1_ps(p[j + 4]), x);
+        x = _mm512_add_ps(x, vpair(v, vs, d, m, p, j + 5, j + 7));
+        acc[s] = _mm512_add_ps(x, _mm512_add_ps(vpair(v, vs, d, m, p, j, j + 2), vpair(v, vs, d, m, p, j + 1, j + 3)));
+      }
+    }
+  }
+  for (; j < L; ++j)
+    for (int s = 0; s < NS; ++s) acc[s] = _mm512_fmadd_ps(vload(v, vs, d0 + 16 * s, m, j), _mm512_set1_ps(p[j]), acc[s]);
+  for (int s = 0; s < NS; ++s) _mm512_storeu_ps(out + d0 + 16 * s, acc[s]);
+}
+
 PTE_AVX512 void blas_gemv1_value_avx512(const float* v, int64_t vs, const float* p, int64_t L, int64_t D, float* out) {
   const int64_t D16 = D / 16 * 16;
   if (D16 < D) {  // rows past the last 16: an FMA chain in key order
@@ -226,22 +261,13 @@ PTE_AVX512 void blas_gemv1_value_avx512(const float* v, int64_t vs, const float*
     for (int64_t j = 0; j < L; ++j) acc = _mm512_fmadd_ps(vload(v, vs, D16, m, j), _mm512_set1_ps(p[j]), acc);
     _mm512_mask_storeu_ps(out + D16, m, acc);
   }
-  for (int64_t d0 = 0; d0 < D16; d0 += 16) {
-    const __mmask16 m = first_n(D - d0);
-    __m512 acc = _mm512_setzero_ps();
-    int64_t j = 0;
-    if (L >= 8) {
-      acc = _mm512_add_ps(_mm512_add_ps(vpair(v, vs, d0, m, p, 0, 2), vpair(v, vs, d0, m, p, 1, 3)),
-                          _mm512_add_ps(vpair(v, vs, d0, m, p, 4, 6), vpair(v, vs, d0, m, p, 5, 7)));
-      for (j = 8; j + 8 <= L; j += 8) {
-        __m512 x = _mm512_fmadd_ps(vload(v, vs, d0, m, j + 6), _mm512_set1_ps(p[j + 6]), acc);
-        x = _mm512_fmadd_ps(vload(v, vs, d0, m, j + 4), _mm512_set1_ps(p[j + 4]), x);
-        x = _mm512_add_ps(x, vpair(v, vs, d0, m, p, j + 5, j + 7));
-        acc = _mm512_add_ps(x, _mm512_add_ps(vpair(v, vs, d0, m, p, j, j + 2), vpair(v, vs, d0, m, p, j + 1, j + 3)));
-      }
-    }
-    for (; j < L; ++j) acc = _mm512_fmadd_ps(vload(v, vs, d0, m, j), _mm512_set1_ps(p[j]), acc);
-    _mm512_mask_storeu_ps(out + d0, m, acc);
+  int64_t d0 = 0;
+  for (; d0 + 64 <= D16; d0 += 64) value_slabs<4>(v, vs, p, L, d0, out);
+  switch ((D16 - d0) / 16) {
+    case 3: value_slabs<3>(v, vs, p, L, d0, out); break;
+    case 2: value_slabs<2>(v, vs, p, L, d0, out); break;
+    case 1: value_slabs<1>(v, vs, p, L, d0, out); break;
+    default: break;
   }
 }
 

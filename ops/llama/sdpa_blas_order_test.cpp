@@ -147,7 +147,7 @@ TEST_CASE("sdpa_blas_order: the SIMD forms (AVX-512F, NEON) equal the scalar for
       }
     }
   }
-  for (int64_t D : {1, 5, 16, 20, 64, 128}) {
+  for (int64_t D : {1, 5, 16, 20, 40, 48, 64, 80, 112, 128}) {
     for (int64_t L : {1, 3, 7, 8, 9, 15, 16, 17, 33, 100}) {
       std::vector<float> V(static_cast<size_t>(L * (D + 3))), p(L), a(D), b(D);
       for (auto& x : V) x = n(g);
