@@ -252,7 +252,8 @@ bool run_fully_connected_quantized(State& s, const Node& n) {
       q.x += (M - 1) * K, q.x_scale += M - 1, q.x_zp += M - 1, q.y += (M - 1) * N;
       q.M = 1;
     }
-    if (M > 0 && N > 0 && K > 0) qgemm_qd8(s.ctx->threadpool, q, s.ctx->scratch(qgemm_qd8_scratch_bytes(q)), QIsa::Auto, s.helper_thread);
+    if (M > 0 && N > 0 && K > 0) qgemm_qd8(s.ctx->threadpool, q, s.ctx->scratch(qgemm_qd8_scratch_bytes(q)), QIsa::Auto,
+                                            s.helper_thread ? s.ctx->claim_threads - 1 : 0);
     if (K == 0)
       for (int64_t i = 0; i < q.M * N; ++i) q.y[i] = q.bias ? q.bias[i % N] : 0.0f;
     clamp_output(n, q.y, q.M * N);

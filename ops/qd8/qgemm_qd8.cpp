@@ -178,7 +178,8 @@ void run_quarters(void* ctx, size_t i) {
 }
 }  // namespace
 
-void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, bool helper) {
+void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, int helpers) {
+  const bool helper = helpers > 0;
   if (q.M <= 0 || q.N <= 0) return;
 #if defined(__aarch64__)
   // NEON: any shape, no prepared activations (scratch null: the scalar reference, as documented)
@@ -217,7 +218,7 @@ void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, bool 
   // (the kernels walk rows inside a column group, so a group's weights stay in cache);
   // columns in multiples of 16 (every kernel's width), about 4 tiles per thread when few rows.
   const size_t M = static_cast<size_t>(q.M), N = static_cast<size_t>(q.N);
-  const size_t threads = helper ? 2 : pool ? pthreadpool_get_threads_count(pool) : 1;
+  const size_t threads = helper ? static_cast<size_t>(helpers) + 1 : pool ? pthreadpool_get_threads_count(pool) : 1;
   const double work = static_cast<double>(q.M) * static_cast<double>(q.N) * static_cast<double>(q.K);
   if (threads <= 1 || work < 262144.0) {
     run_tile(&t, 0, 0, M, N);
@@ -241,14 +242,14 @@ void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, bool 
     Quarters g{&t, quarter, chunk, (quarter + chunk - 1) / chunk};
     const size_t tasks = static_cast<size_t>(g.tasks) + (4 * quarter * 16 < q.N ? 1 : 0);
     if (helper)
-      helper_parallel_for(run_quarters, &g, tasks);
+      helper_parallel_for(run_quarters, &g, tasks, helpers);
     else
       pthreadpool_parallelize_1d(pool, run_quarters, &g, tasks, 0);
     return;
   }
   if (helper) {
     Tiles g{&t, M, N, tm, tn, (N + tn - 1) / tn};
-    helper_parallel_for(run_tile_index, &g, ((M + tm - 1) / tm) * g.cols);
+    helper_parallel_for(run_tile_index, &g, ((M + tm - 1) / tm) * g.cols, helpers);
     return;
   }
   pthreadpool_parallelize_2d_tile_2d(pool, run_tile, &t, M, N, tm, tn, 0);

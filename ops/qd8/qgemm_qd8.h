@@ -163,10 +163,10 @@ void qgemm_qd8_neondot(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64
 // or more (prefill; see qgemm_qd8.cpp), NeonDot for one.
 void qgemm_qd8_neoni8mm(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 
-// Whole product, split over the pool's threads (pool may be null) or, with helper, over
-// the caller and the helper thread (helper_thread.h; pool unused). scratch: at least
+// Whole product, split over the pool's threads (pool may be null) or, with helpers > 0,
+// over the caller and that many helper threads (helper_thread.h; pool unused). scratch: at least
 // qgemm_qd8_scratch_bytes(q) bytes (64-byte aligned) or null (then the scalar kernel runs).
 size_t qgemm_qd8_scratch_bytes(const QGemm& q);
-void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa = QIsa::Auto, bool helper = false);
+void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa = QIsa::Auto, int helpers = 0);
 
 }  // namespace pte::xnn
