@@ -10,7 +10,7 @@
 //   gemm_f32_avx512f     the same blocking with an 8x32 AVX-512F micro-kernel
 //                        (gemm_avx512f.cpp).
 //   gemv_f32_*           M == 1 (LLM decode): dot products / row sweeps.
-//   gemm_small_m_f32_*   M <= 8 (AVX-512F: 16) against [N, K] weights: dot products,
+//   gemm_small_m_f32_*   M <= 8 (the dispatcher; the kernels take up to 16) against [N, K] weights: dot products,
 //                        weights read once.
 //   gemm_f32(threads, g) picks the fastest variant for this CPU and splits the work
 //                        over batches, row blocks and column blocks; the tiles are
