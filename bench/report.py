@@ -447,6 +447,8 @@ def write_llm3(md, res, outdir):
             state[0] += f", {la1[0]:.1f}/{la1[1]:.1f}/{la1[2]:.1f} at the end"
         if dur:
             state[0] += f"; 1-minute load average between {dur[0]:.1f} and {dur[1]:.1f} during the measurements"
+        if r.get("cpu"):
+            state.append(f"- CPU: {r['cpu']}")
         state.append(f"- Background load: {r.get('background_load') or 'none started by the harness'}")
         state.append(f"- {r['reps']} repetition(s), threads tried {', '.join(map(str, r['threads']))}, "
                      f"{r['new_tokens']} new tokens per generation; prompt lengths (tokenizer count) "

@@ -439,6 +439,8 @@ def main():
         try:
             out["llm3"] = {mode: llm3.run(args, log, RAW, program_info, et_tokenizer,
                                           gathered_bytes=gathered_bytes, stream_near=stream_near)}
+            m = out["machine"]  # each section names its machine: --merge keeps sections of other runs
+            out["llm3"][mode]["cpu"] = f"{m.get('cpu')} ({m.get('physical_cores')} physical cores)"
         finally:
             if bg:
                 bg.stop()
