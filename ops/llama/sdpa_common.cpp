@@ -20,6 +20,7 @@
 #include "ops/isa.h"
 #include "ops/linalg/claim_pool.h"
 #include "ops/llama/sdpa_blas_order.h"
+#include "ops/transpose16_avx512.h"
 
 namespace pte {
 
@@ -382,24 +383,6 @@ inline void sdpa_row_f32_body(const SdpaJob<float>& job, size_t row) {
 }
 
 #if defined(__x86_64__)
-// 16 x 16 floats: r[i] = column i of the rows r[0..15] (unpack, then two 128-bit shuffles).
-__attribute__((target("avx512f"))) inline void transpose16(__m512 r[16]) {
-  __m512 t[16];
-#pragma GCC unroll 16
-  for (int i = 0; i < 16; i += 2) t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]), t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-#pragma GCC unroll 16
-  for (int i = 0; i < 16; i += 4) {
-    r[i] = _mm512_shuffle_ps(t[i], t[i + 2], 0x44), r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], 0xEE);
-    r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0x44), r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
-  }
-#pragma GCC unroll 2
-  for (int h = 0; h < 16; h += 8)
-#pragma GCC unroll 4
-    for (int i = 0; i < 4; ++i)
-      t[h + i] = _mm512_shuffle_f32x4(r[h + i], r[h + 4 + i], 0x88), t[h + 4 + i] = _mm512_shuffle_f32x4(r[h + i], r[h + 4 + i], 0xDD);
-#pragma GCC unroll 8
-  for (int i = 0; i < 8; ++i) r[i] = _mm512_shuffle_f32x4(t[i], t[8 + i], 0x88), r[8 + i] = _mm512_shuffle_f32x4(t[i], t[8 + i], 0xDD);
-}
 
 // The same arithmetic with AVX-512F: scores of 16 keys at once (one lane per key,
 // each lane its own in-order FMA chain over the head dim; contiguous keys are loaded
@@ -455,7 +438,7 @@ __attribute__((target("avx512f"))) void sdpa_row_f32_avx512(void* p, size_t row)
 #pragma GCC unroll 16
             for (int j = 0; j < 16; ++j)  // keys past cnt: zero, as the gather's masked lanes
               r[j] = _mm512_maskz_loadu_ps(j < cnt ? dm : static_cast<__mmask16>(0), base + j * ks);
-            transpose16(r);
+            transpose16_avx512(r);
 #pragma GCC unroll 16
             for (int i = 0; i < 16; ++i) _mm512_store_ps(t[g][i], r[i]);
           }
@@ -559,7 +542,7 @@ __attribute__((target("avx512f"))) void sdpa_heads_f32_avx512(const SdpaJob<floa
 #pragma GCC unroll 16
           for (int j = 0; j < 16; ++j)
             rw[j] = _mm512_maskz_loadu_ps(j < cnt ? dm : static_cast<__mmask16>(0), base + j * ks);
-          transpose16(rw);
+          transpose16_avx512(rw);
 #pragma GCC unroll 16
           for (int i = 0; i < 16; ++i) _mm512_store_ps(t[g][i], rw[i]);
         }
@@ -689,7 +672,7 @@ __attribute__((target("avx512f"))) void sdpa_tile_f32_avx512(const SdpaJob<float
 #pragma GCC unroll 16
           for (int j = 0; j < 16; ++j)
             rw[j] = _mm512_maskz_loadu_ps(j < cnt ? dm : static_cast<__mmask16>(0), base + j * ks + d0);
-          transpose16(rw);
+          transpose16_avx512(rw);
 #pragma GCC unroll 16
           for (int i = 0; i < 16; ++i) _mm512_store_ps(t[g][d0 + i], rw[i]);
         }
@@ -815,7 +798,7 @@ __attribute__((target("avx512f"))) void sdpa_decode_f32_avx512(const SdpaJob<flo
         __m512 rw[16];
 #pragma GCC unroll 16
         for (int l = 0; l < 16; ++l) rw[l] = _mm512_maskz_loadu_ps(dm, base + l * ks + d0);
-        transpose16(rw);
+        transpose16_avx512(rw);
 #pragma GCC unroll 16
         for (int i = 0; i < 16; ++i) _mm512_store_ps(t[d0 + i], rw[i]);
       }

@@ -9,6 +9,10 @@
 // order, then divided by the count in that type: the official runtime's portable
 // kernel does exactly this, and programs whose later ops quantize activations
 // (8da4w: per-row int8) only give the official results when the mean is bit-equal.
+#include <algorithm>
+
+#include "ops/isa.h"
+#include "ops/reduce/mean_rows.h"
 #include "ops/reduce/reduce_util.h"
 
 namespace pte {
@@ -27,6 +31,29 @@ static bool mean_common(KernelContext& ctx, const char* op, const Tensor& in, co
   const float count = static_cast<float>(p.inner.numel);
   if (!is_any_dtype(in.dtype)) return ctx.fail("%s: unsupported input dtype %s", op, dtype_name(in.dtype));
   int64_t len = 0, s = 0;
+#if defined(__x86_64__)
+  int64_t rows = 0, rs = 0, os = 0;
+  if (in.dtype == DType::Float && out.dtype == DType::Float && inner_row(p.inner, &len, &s) && s == 1 &&
+      inner_row(p.outer, &rows, &rs, &os) && rows >= 16 && isa::cpu().avx512f) {
+    // contiguous f32 rows (RMSNorm over a prefill): 16 rows a pass, one per lane (mean_rows.h)
+    struct Job {
+      const float* x;
+      float* y;
+      int64_t rows, rs, os, len;
+      float count;
+      int64_t chunk;
+    } job{in.ptr<float>(), out.ptr<float>(), rows, rs, os, len, count, 0};
+    parallel_chunks(
+        ctx, (rows + 15) / 16, rows * len,
+        [](void* q, size_t i) {
+          const Job& j = *static_cast<const Job*>(q);
+          const int64_t r0 = static_cast<int64_t>(i) * j.chunk * 16, r1 = std::min(j.rows, r0 + j.chunk * 16);
+          mean_rows_f32_avx512(j.x + r0 * j.rs, r1 - r0, j.rs, j.len, j.y + r0 * j.os, j.os, j.count);
+        },
+        &job, &job.chunk);
+    return true;
+  }
+#endif
   if (in.dtype == DType::Float && inner_row(p.inner, &len, &s)) {  // f32 rows (RMSNorm): read in place
     const float* x = in.ptr<float>();
     parallel_for_each(ctx, p.outer, p.outer.numel * len, [&](int64_t a, int64_t b, int64_t) {
