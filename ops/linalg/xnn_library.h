@@ -12,7 +12,9 @@
 // Auto (XnnpackPolicy::Auto) follows bench/xnn_fc_bench.cpp's figures:
 //   x86-64   ours: on an AVX-512F machine the library (with its own AVX-512F kernels) took
 //            0.99-3.0x our time at every SmolLM2-135M and Qwen3-0.6B shape, M = 1 and 64,
-//            one thread; against our kernels capped to AVX2 it won at M = 64 and was
+//            one thread (a Xeon VM); on a Zen 4 VM 1.0-1.6x at M = 1 but 0.8-0.95x at M = 64
+//            and 512 on 2 threads, with a packed weight copy that doubles an fp32 model's
+//            memory, so ours there too; against our kernels capped to AVX2 it won at M = 64 and was
 //            about equal at M = 1 (an AVX2-only CPU, where the library too runs its
 //            FMA3 kernels, was not timed; bench/results/xnn_fc.md);
 //   ARM      ours until measured (qemu timing means nothing): armhf, where our kernels are
