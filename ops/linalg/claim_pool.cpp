@@ -143,4 +143,18 @@ void claim_parallel_for(int helpers, int64_t ntiles, void (*fn)(void*, int64_t),
   for (int64_t t = 0; t < ntiles; ++t) fn(ctx, t);
 }
 
+void claim_parallel_for(int helpers, int64_t ntiles, void (*fn)(void*, size_t), void* ctx) {
+  struct Adapter {
+    void (*fn)(void*, size_t);
+    void* ctx;
+  } ad{fn, ctx};
+  claim_parallel_for(
+      helpers, ntiles,
+      [](void* p, int64_t i) {
+        const Adapter& a = *static_cast<const Adapter*>(p);
+        a.fn(a.ctx, static_cast<size_t>(i));
+      },
+      &ad);
+}
+
 }  // namespace pte::linalg

@@ -9,6 +9,7 @@
 // wakes late finds nothing left and sleeps again. Worst case: the caller runs every
 // tile itself, i.e. single-threaded speed.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 namespace pte::linalg {
@@ -17,5 +18,8 @@ namespace pte::linalg {
 // `helpers` helper threads (started on first use, shared by the process; a call
 // made while another is running runs on its caller alone). helpers <= 0: inline.
 void claim_parallel_for(int helpers, int64_t ntiles, void (*fn)(void* ctx, int64_t tile), void* ctx);
+// The same for pthreadpool-style tasks fn(ctx, size_t index) (the qd8 GEMMs, the
+// elementwise and reduction loops).
+void claim_parallel_for(int helpers, int64_t ntiles, void (*fn)(void* ctx, size_t index), void* ctx);
 
 }  // namespace pte::linalg

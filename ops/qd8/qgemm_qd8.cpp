@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "ops/qd8/helper_thread.h"
+#include "ops/linalg/claim_pool.h"
 #include "ops/isa.h"
 #include "ops/linalg/gemm.h"
 
@@ -242,14 +242,14 @@ void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, int h
     Quarters g{&t, quarter, chunk, (quarter + chunk - 1) / chunk};
     const size_t tasks = static_cast<size_t>(g.tasks) + (4 * quarter * 16 < q.N ? 1 : 0);
     if (helper)
-      helper_parallel_for(run_quarters, &g, tasks, helpers);
+      linalg::claim_parallel_for(helpers, static_cast<int64_t>(tasks), run_quarters, &g);
     else
       pthreadpool_parallelize_1d(pool, run_quarters, &g, tasks, 0);
     return;
   }
   if (helper) {
     Tiles g{&t, M, N, tm, tn, (N + tn - 1) / tn};
-    helper_parallel_for(run_tile_index, &g, ((M + tm - 1) / tm) * g.cols, helpers);
+    linalg::claim_parallel_for(helpers, static_cast<int64_t>(((M + tm - 1) / tm) * g.cols), run_tile_index, &g);
     return;
   }
   pthreadpool_parallelize_2d_tile_2d(pool, run_tile, &t, M, N, tm, tn, 0);

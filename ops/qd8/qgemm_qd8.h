@@ -35,7 +35,7 @@
 //                         columns x 8 rows, or 64 columns x 1 row for decode; 8-bit in place:
 //                         16 columns x 4 rows), and the AVX-512 packer
 //   qgemm_qd8.cpp         ISA choice at run time, activation preparation, packing, threads
-//                         (pthreadpool, or the helper thread of helper_thread.h)
+//                         (pthreadpool, or the claim pool's helpers: ops/linalg/claim_pool.h)
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -164,7 +164,7 @@ void qgemm_qd8_neondot(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64
 void qgemm_qd8_neoni8mm(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 
 // Whole product, split over the pool's threads (pool may be null) or, with helpers > 0,
-// over the caller and that many helper threads (helper_thread.h; pool unused). scratch: at least
+// over the caller and that many of the claim pool's helpers (ops/linalg/claim_pool.h; pool unused). scratch: at least
 // qgemm_qd8_scratch_bytes(q) bytes (64-byte aligned) or null (then the scalar kernel runs).
 size_t qgemm_qd8_scratch_bytes(const QGemm& q);
 void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa = QIsa::Auto, int helpers = 0);

@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "ops/qd8/helper_thread.h"
+#include "ops/linalg/claim_pool.h"
 #include "ops/isa.h"
 #include "ops/qd8/qgemm_qd8.h"
 #include "ops/linalg/gemm.h"
@@ -341,7 +341,7 @@ TEST_CASE("qgemm_qd8: threads, unsupported shapes and no scratch give the refere
   pthreadpool_destroy(pool);
 }
 
-TEST_CASE("qgemm_qd8: the helper thread runs every task exactly once, results bit-identical") {
+TEST_CASE("qgemm_qd8: on the claim pool's helpers every task runs exactly once, results bit-identical") {
   {  // many short loops back to back: each index once per loop
     std::vector<std::atomic<int>> hits(257);
     struct Ctx {
@@ -353,7 +353,7 @@ TEST_CASE("qgemm_qd8: the helper thread runs every task exactly once, results bi
     for (int loop = 0; loop < 100000; ++loop) {
       const size_t n = loop < 2000 ? static_cast<size_t>(loop % 257) + 1 : static_cast<size_t>(loop % 7) + 2;
       for (size_t i = 0; i < n; ++i) hits[i].store(0);
-      helper_parallel_for(fn, &ctx, n);
+      pte::linalg::claim_parallel_for(1, static_cast<int64_t>(n), fn, &ctx);
       bool once = true;
       for (size_t i = 0; i < n; ++i) once = once && hits[i].load() == 1;
       if (!once) {

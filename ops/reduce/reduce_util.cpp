@@ -321,16 +321,7 @@ void parallel_chunks(KernelContext& ctx, int64_t n, int64_t work, void (*task)(v
   if (chunks > n) chunks = n;
   *chunk = (n + chunks - 1) / chunks;
   const int64_t count = (n + *chunk - 1) / *chunk;
-  struct Adapter {
-    void (*task)(void*, size_t);
-    void* job;
-  } ad{task, job};
-  linalg::claim_parallel_for(
-      static_cast<int>(threads - 1), count, [](void* p, int64_t i) {
-        const Adapter& a = *static_cast<const Adapter*>(p);
-        a.task(a.job, static_cast<size_t>(i));
-      },
-      &ad);
+  linalg::claim_parallel_for(static_cast<int>(threads - 1), count, task, job);
 }
 
 }  // namespace pte
