@@ -833,8 +833,10 @@ __attribute__((target("avx512f"))) void sdpa_decode_rows_f32_avx512(void* p, siz
   }
 }
 
-bool sdpa_tile_f32_ok(const SdpaArgs& a, int64_t reps, int64_t D, int64_t S) {
-  return S >= 3 && reps >= 1 && reps <= 4 && D <= kTileMaxDim && a.k->strides[3] == 1 && a.v->strides[3] == 1 &&
+// The tile and decode forms: 1-4 query heads a key head, head dim <= kTileMaxDim,
+// contiguous key and value rows.
+bool sdpa_heads_fit_f32(const SdpaArgs& a, int64_t reps, int64_t D) {
+  return reps >= 1 && reps <= 4 && D <= kTileMaxDim && a.k->strides[3] == 1 && a.v->strides[3] == 1 &&
          a.k->strides[1] * 16 <= (int64_t(1) << 30);
 }
 #endif  // defined(__x86_64__)
@@ -869,11 +871,11 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
          : isa::cpu().fma3    ? sdpa_row_f32_fma
                               : sdpa_row_f32_plain;
   if constexpr (std::is_same_v<T, float>) {
-    if (fn == sdpa_row_f32_avx512 && g_tiles.load(std::memory_order_relaxed) && job.S == 1 &&
-        sdpa_tile_f32_ok(a, job.reps, job.D, 3)) {
+    const bool heads = fn == sdpa_row_f32_avx512 && g_tiles.load(std::memory_order_relaxed) && sdpa_heads_fit_f32(a, job.reps, job.D);
+    if (heads && job.S == 1) {
       fn = sdpa_decode_rows_f32_avx512;  // decode: rows are (batch, kv head)
       rows = static_cast<size_t>(a.q->sizes[0] * (job.Hq / job.reps));
-    } else if (fn == sdpa_row_f32_avx512 && g_tiles.load(std::memory_order_relaxed) && sdpa_tile_f32_ok(a, job.reps, job.D, job.S)) {
+    } else if (heads && job.S >= 3) {  // (two rows: BLAS's two-row order, the body)
       // prefill: rows are (batch, kv head, tile of positions)
       const int64_t P = sdpa_tile_positions(job.reps);
       fn = sdpa_tiles_f32_avx512;
