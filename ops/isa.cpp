@@ -53,6 +53,10 @@ Features detect() {
   f.avx512vnni = cpuinfo_has_x86_avx512vnni();
   f.avx512bf16 = cpuinfo_has_x86_avx512bf16();
   f.amx_int8 = f.avx512_vnni() && detect_amx_int8();
+  if (const cpuinfo_core* core = cpuinfo_get_core(0))
+    f.vendor = core->vendor == cpuinfo_vendor_amd     ? Vendor::Amd
+               : core->vendor == cpuinfo_vendor_intel ? Vendor::Intel
+                                                      : Vendor::Other;
 #elif defined(__aarch64__)
   if (ok) {
     f.neon = cpuinfo_has_arm_neon();
@@ -134,6 +138,7 @@ const char* describe() {
 #endif
     for (const Named& n : kNames)
       if (f.*n.field) r += std::string(" ") + n.name;
+    if (f.vendor != Vendor::Other) r += f.vendor == Vendor::Amd ? " (AMD)" : " (Intel)";
     return r;
   }();
   return s.c_str();

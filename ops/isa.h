@@ -9,7 +9,10 @@
 
 namespace pte::isa {
 
+enum class Vendor : uint8_t { Other, Intel, Amd };
+
 struct Features {
+  Vendor vendor = Vendor::Other;  // x86: the first core's vendor (kernels tuned per vendor)
   // x86-64
   bool avx = false, avx2 = false, fma3 = false, bmi2 = false;
   bool avx512f = false, avx512bw = false, avx512vl = false, avx512vnni = false, avx512bf16 = false;

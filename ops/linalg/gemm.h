@@ -48,7 +48,9 @@ void gemm_f32_neon(const GemmF32& g, int64_t batch_index, int64_t m0, int64_t m1
 // M == 1 kernels over columns [n0, n1) of one batch.
 void gemv_f32_scalar(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
 void gemv_f32_avx2_fma(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
-void gemv_f32_avx512f(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
+void gemv_f32_avx512f(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);  // this CPU's form of:
+void gemv_f32_avx512f_streams8(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);  // Intel
+void gemv_f32_avx512f_streams2(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);  // AMD
 void gemv_f32_neon(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);  // aarch64
 
 // 2 <= M <= 8 (AVX-512F: 16) with B read as W[j*b_cs + k] (b_rs == 1, a_cs == 1: a linear layer's

@@ -226,6 +226,22 @@ TEST_CASE("gemm_f32_avx512f (8x32 micro-kernel, GEMV) matches the reference") {
     }
 }
 
+TEST_CASE("gemv_f32_avx512f: the two-stream and eight-stream forms (per CPU vendor) both match the reference" *
+          doctest::skip(!cpu_has_avx512f())) {
+  // Weight rows from 1 to 3 x 8 + 5 (the segments, the four-row and the one-row tails), K
+  // around the 16-lane tail; [N, K] weights (b_trans) take the stream forms.
+  const GemvFn forms[] = {gemv_f32_avx512f_streams2, gemv_f32_avx512f_streams8};
+  for (GemvFn form : forms)
+    for (int64_t n : {1, 2, 3, 7, 8, 9, 16, 29, 64, 101})
+      for (int64_t k : {1, 15, 16, 17, 100, 576}) {
+        Case cs{1, 1, n, k, false, true, false, n % 2 == 0, n % 3 == 0 ? 0.5f : 1.0f};
+        check_case(cs, [form](const GemmF32& g) {
+          form(g, 0, 0, g.N / 3);
+          form(g, 0, g.N / 3, g.N);
+        });
+      }
+}
+
 TEST_CASE("gemm_f32 dispatcher with a thread pool matches the reference") {
   pthreadpool_t pool = pthreadpool_create(3);
   for (const Case& cs : cases()) {
