@@ -450,7 +450,7 @@ struct MemoryReport {
 };
 const MemoryReport* g_memory = nullptr;
 
-// The fp32 matrix multiplies with constant weights of each compute method and the path
+// The fp32 matrix multiplies (and delegated convolutions) with constant weights of each compute method and the path
 // each takes under the --xnnpack policy (Method::matmul_paths), from a load of the method.
 struct MethodPaths {
   bool computed = false;
@@ -733,11 +733,11 @@ void print_text(const std::string& file, const Program& program, const BundleInf
     }
     if (const MethodPaths* mp = paths_of(pi, m)) {
       if (!mp->error.empty()) {
-        std::fprintf(f, "  fp32 matrix multiplies: not shown (the method does not load: %s)\n", shown(mp->error, 200).c_str());
+        std::fprintf(f, "  fp32 matrix multiplies and convolutions: not shown (the method does not load: %s)\n", shown(mp->error, 200).c_str());
       } else if (!mp->paths.empty()) {
         size_t lib = 0;
         for (const auto& p : mp->paths) lib += p.library;
-        std::fprintf(f, "  fp32 matrix multiplies with constant weights (%zu of %zu on the XNNPACK library)\n", lib, mp->paths.size());
+        std::fprintf(f, "  fp32 matrix multiplies and convolutions with constant weights (%zu of %zu on the XNNPACK library)\n", lib, mp->paths.size());
         Table pt({false, false, true, false});
         for (const auto& p : mp->paths)
           pt.row({p.where, shown(p.op, 60), std::to_string(p.k) + " -> " + std::to_string(p.n), shown(p.why, 120)});
@@ -967,8 +967,9 @@ void usage(std::FILE* f) {
                "  --json            print one JSON document instead of text\n"
                "  --ops-list A.pte [B.pte...]  print the operators and delegate nodes the programs use, one\n"
                "                    per line: the list a selective build keeps (meson setup -Dselect_ops=FILE)\n"
-               "  --xnnpack on|off|auto  the policy under which the fp32 matrix multiplies with constant\n"
-               "                    weights are listed with their path (ours or the XNNPACK library)\n");
+               "  --xnnpack on|off|auto  the policy under which the fp32 matrix multiplies and delegated\n"
+               "                    convolutions with constant weights are listed with their path (ours\n"
+               "                    or the XNNPACK library)\n");
 }
 
 int fail(const std::string& message) {

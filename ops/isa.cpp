@@ -128,7 +128,7 @@ const char* describe() {
   static const std::string s = [] {
     const Features& f = cpu();
 #if defined(__x86_64__)
-    std::string r = "x86-64:";
+    std::string r = f.vendor == Vendor::Amd ? "x86-64 (AMD):" : f.vendor == Vendor::Intel ? "x86-64 (Intel):" : "x86-64:";
 #elif defined(__aarch64__)
     std::string r = "aarch64:";
 #elif defined(__arm__)
@@ -138,7 +138,6 @@ const char* describe() {
 #endif
     for (const Named& n : kNames)
       if (f.*n.field) r += std::string(" ") + n.name;
-    if (f.vendor != Vendor::Other) r += f.vendor == Vendor::Amd ? " (AMD)" : " (Intel)";
     return r;
   }();
   return s.c_str();

@@ -236,6 +236,37 @@ TEST_CASE("noalloc: execute() with fp32 linear layers on the XNNPACK library all
 }
 
 
+TEST_CASE("noalloc: execute() with delegated convolutions on the XNNPACK library allocates nothing") {
+  // operators created, filters packed and indirection buffers sized at load (the input's
+  // largest shape); a call only sets them up for this input's address and runs them
+  const char* file = "fixtures/data/cnn_xnnpack/model.pte";  // conv, depthwise conv, pooling: [1, 3, 16, 16]
+  REQUIRE_MESSAGE(std::filesystem::exists(file), file << " is missing (a committed fixture)");
+  std::unique_ptr<Program> p;
+  REQUIRE(Program::open_file(file, {}, &p).is_ok());
+  Program::MethodOptions mo;
+  mo.num_threads = 2;
+  mo.xnnpack = XnnpackPolicy::On;
+  std::unique_ptr<Method> m;
+  REQUIRE(p->load_method("forward", mo, &m).is_ok());
+  std::vector<float> values(3 * 16 * 16);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 7) * 0.25f - 0.5f;
+  HostTensor a(DType::Float, {1, 3, 16, 16}, values), b(DType::Float, {1, 3, 16, 16}, values);
+  REQUIRE(m->set_input(0, a.t).is_ok());
+  REQUIRE(m->execute().is_ok());
+  long allocations;
+  Status s;
+  {
+    AllocationCounter counter;
+    for (int k = 0; k < 3; ++k) {
+      s = m->set_input(0, (k % 2 ? a : b).t);  // another input address each call
+      if (s.is_ok()) s = m->execute();
+    }
+    allocations = counter.count();
+  }
+  CHECK_MESSAGE(s.is_ok(), s.message());
+  CHECK(allocations == 0);
+}
+
 TEST_CASE("noalloc: through the C API, after a load into caller memory nothing is allocated") {
   // set_input, execute, the output view and the copy allocate nothing (mlp: a 3x16 input)
   const char* file = "fixtures/data/mlp/model.pte";

@@ -1,6 +1,7 @@
-// pte-run: fixture programs with fp32 linear layers, run with the XNNPACK library forced on
-// (MethodOptions::xnnpack = On) and off: the library path takes every candidate (portable
-// aten linear / mm / addmm and the delegates' fully connected nodes), its outputs equal our
+// pte-run: fixture programs with fp32 linear layers and convolutions, run with the XNNPACK
+// library forced on (MethodOptions::xnnpack = On) and off: the library path takes every
+// candidate (portable aten linear / mm / addmm, the delegates' fully connected, convolution,
+// depthwise and transposed convolution nodes), its outputs equal our
 // kernels' and the recorded references within each case's tolerance, and a call allocates
 // nothing. A build without the library runs our kernels under every policy.
 #include <doctest/doctest.h>
@@ -87,7 +88,7 @@ TEST_CASE("xnn library: pte-run info lists each linear layer's path under --xnnp
   CHECK(a.find("\"outputs\"") != std::string::npos);
 }
 
-TEST_CASE("xnn library: fixtures with linear layers, library forced on vs our kernels vs the references") {
+TEST_CASE("xnn library: fixtures with linear layers and convolutions, library forced on vs our kernels vs the references") {
   const char* manifest = "fixtures/data/manifest.json";
   REQUIRE_MESSAGE(std::filesystem::exists(manifest), manifest << " is missing (run from the repository root)");
   pte::json::Value doc;
@@ -95,8 +96,12 @@ TEST_CASE("xnn library: fixtures with linear layers, library forced on vs our ke
   REQUIRE_MESSAGE(s, s.message());
   const bool lib = pte::linalg::xnnlib::ready();
   if (!lib) MESSAGE("this build runs our kernels only: checking that forcing the library changes nothing");
-  // portable (permute_copy + addmm, mm) and XNNPACK-delegate (fully connected, fp16 widened) programs
-  const std::vector<std::string> names = {"mlp", "mlp_xnnpack", "tiny_llama", "tiny_llama_xnnpack", "xnode_mlp_f16_dyn_xnnpack"};
+  // portable (permute_copy + addmm, mm) and XNNPACK-delegate (fully connected, fp16 widened;
+  // convolutions: padded, strided, grouped, depthwise, transposed, dynamic input size) programs
+  const std::vector<std::string> names = {"mlp", "mlp_xnnpack", "tiny_llama", "tiny_llama_xnnpack", "xnode_mlp_f16_dyn_xnnpack",
+                                          "cnn_xnnpack", "xnode_conv_pad_f32_xnnpack", "xnode_deconv_f32_xnnpack",
+                                          "xnode_deconv_dyn_f32_xnnpack"};
+  int convs = 0;
   int ran = 0;
   for (const auto& c : doc.find("cases", pte::json::Type::Array)->items()) {
     const std::string name = c.find("name")->as_string();
@@ -125,6 +130,7 @@ TEST_CASE("xnn library: fixtures with linear layers, library forced on vs our ke
       CHECK(paths_on[k].where == paths_off[k].where);
       CHECK(paths_on[k].n > 0);
       CHECK(paths_on[k].k > 0);
+      convs += paths_on[k].op.find("Conv") != std::string::npos;
     }
     pte::util::CompareOptions cmp;
     cmp.atol = c.find("atol")->as_double();
@@ -155,6 +161,7 @@ TEST_CASE("xnn library: fixtures with linear layers, library forced on vs our ke
     }
   }
   CHECK(ran == static_cast<int>(names.size()));
+  CHECK(convs >= 6);  // every convolution node of the four conv programs is a candidate
 }
 
 TEST_CASE("xnn library: the process default policy reaches a method loaded with Default") {

@@ -141,7 +141,8 @@ XnnpackPolicy default_xnnpack_policy();
 // "on", "off", "auto" -> policy; false for anything else.
 bool parse_xnnpack_policy(const std::string& text, XnnpackPolicy* out);
 
-// The path one matrix multiply takes in a loaded method (Method::matmul_paths, pte-run info).
+// The path one matrix multiply (or XNNPACK-delegate convolution: n output channels, k taps
+// per output) takes in a loaded method (Method::matmul_paths, pte-run info).
 struct MatmulPath {
   std::string where;     // "instruction 12", "delegate 0 node 5"
   std::string op;        // "aten::linear.out", "XNNFullyConnected"
@@ -254,7 +255,8 @@ class Method {
   // instruction, with its arguments (read them before returning: memory is reused).
   // Null turns it off. Costs one predictable branch per instruction when off.
   virtual void set_observer(InstructionObserver fn, void* user) { (void)fn, (void)user; }
-  // Every fp32 matrix multiply with constant weights and the path it takes (XnnpackPolicy).
+  // Every fp32 matrix multiply (and delegated convolution) with constant weights and the path it
+  // takes (XnnpackPolicy).
   virtual std::vector<MatmulPath> matmul_paths() const { return {}; }
 };
 

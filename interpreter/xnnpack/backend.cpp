@@ -256,6 +256,17 @@ class XnnpackInstance final : public BackendInstance {
       path.where = "node " + std::to_string(origin_[k]);
       paths_.push_back(std::move(path));
     }
+    // fp32 convolutions: ours or the XNNPACK library (xnn_library_conv.h)
+    for (size_t k = 0; kConv && k < g_.nodes.size(); ++k) {
+      if (is_qs8_node(g_, g_.nodes[k])) continue;
+      bool candidate = false;
+      MatmulPath path;
+      Status s = attach_library_conv(g_, g_.nodes[k], init.xnnpack, &prep_[k], &candidate, &path);
+      if (!s) return Status::error("XNNPACK blob: node " + std::to_string(origin_[k]) + ": " + s.message());
+      if (!candidate) continue;
+      path.where = "node " + std::to_string(origin_[k]);
+      paths_.push_back(std::move(path));
+    }
     // Quantization scales were copied where the nodes need them (Prepared); execute never
     // reads Value::scales (8da4w: ~19 MB of fp32 for SmolLM2-135M).
     for (Value& v : g_.values) std::vector<float>().swap(v.scales);
@@ -426,7 +437,7 @@ class XnnpackInstance final : public BackendInstance {
   std::vector<Prepared> prep_;
   std::vector<int32_t> ext_;
   std::vector<int32_t> origin_;  // serialized node index of each (widened) node
-  std::vector<MatmulPath> paths_;  // fp32 FC nodes with constant weights and their paths
+  std::vector<MatmulPath> paths_;  // fp32 FC and convolution nodes with constant weights and their paths
   uint32_t max_ext_ = 0;
   int threads_ = 1;  // the method's threads (BackendInit::num_threads)
   struct SlotRef {

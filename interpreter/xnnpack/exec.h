@@ -20,6 +20,7 @@
 #include "interpreter/xnnpack/graph.h"
 #include "ops/kernel.h"
 #include "ops/linalg/xnn_library.h"
+#include "ops/linalg/xnn_library_conv.h"
 
 namespace pte::xnn {
 
@@ -56,6 +57,8 @@ struct Prepared {
   bool w4 = false;
   // fp32 FC on the XNNPACK library's operator (weights packed at load; attach_library_fc)
   std::unique_ptr<linalg::xnnlib::FullyConnectedF32> lib;
+  // fp32 convolutions on the XNNPACK library's operators (attach_library_conv; then w is empty)
+  std::unique_ptr<linalg::xnnlib::ConvolutionF32> conv_lib;
 };
 
 struct State {
@@ -109,6 +112,11 @@ Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared
 // XNNPACK library (*candidate, *path filled); when the policy picks it, p->lib is created.
 Status attach_library_fc(const Graph& g, const Node& n, XnnpackPolicy policy, Prepared* p, bool* candidate,
                          MatmulPath* path);
+// Conv2d / DepthwiseConv2d / ConvTranspose2d (fp32, prepared by prepare_conv): on the XNNPACK
+// library's operator when the policy chooses it (xnn_library_conv.h), p->w then released.
+// Sets *candidate for those nodes and fills *path (n: output channels, k: one output's taps).
+Status attach_library_conv(const Graph& g, const Node& n, XnnpackPolicy policy, Prepared* p, bool* candidate,
+                           MatmulPath* path);
 
 bool run_resize_bilinear(State& s, const Node& n);
 bool run_convert_half(State& s, const Node& n);

@@ -80,6 +80,58 @@ int64_t deconv_out_size(int64_t in, uint32_t pa, uint32_t pb, uint32_t adj, uint
 
 }  // namespace
 
+Status attach_library_conv(const Graph& g, const Node& n, XnnpackPolicy policy, Prepared* p, bool* candidate,
+                           MatmulPath* path) {
+  *candidate = false;
+  if (n.op != Op::Conv2d && n.op != Op::DepthwiseConv2d && n.op != Op::ConvTranspose2d) return Status::ok();
+  if (p->w.empty()) return Status::ok();  // not an fp32 convolution prepared by prepare_conv
+  const ConvParams& c = n.conv;
+  *candidate = true;
+  path->op = op_name(n.op);
+  path->n = static_cast<int64_t>(c.groups) * c.goc;
+  path->k = static_cast<int64_t>(c.gic) * c.kh * c.kw;
+  std::string why;
+  if (!linalg::xnnlib::choose_conv(policy, &why)) {
+    path->why = "ours: " + why;
+    return Status::ok();
+  }
+  linalg::xnnlib::ConvShape cs;
+  cs.kind = n.op == Op::ConvTranspose2d   ? linalg::xnnlib::ConvKind::Transposed
+            : n.op == Op::DepthwiseConv2d ? linalg::xnnlib::ConvKind::Depthwise
+                                          : linalg::xnnlib::ConvKind::Conv;
+  cs.pad_top = c.pad_top, cs.pad_right = c.pad_right, cs.pad_bottom = c.pad_bottom, cs.pad_left = c.pad_left;
+  cs.kh = c.kh, cs.kw = c.kw, cs.sh = c.sh, cs.sw = c.sw, cs.dh = c.dh, cs.dw = c.dw;
+  cs.groups = c.groups, cs.gic = c.gic, cs.goc = c.goc, cs.adj_h = c.adj_h, cs.adj_w = c.adj_w;
+  // The filter in the blob's (XNNPACK's) layout, as prepare_conv checked it.
+  const float* filter = reinterpret_cast<const float*>(g.values[static_cast<size_t>(n.in[1])].data);
+  const float* bias = n.in[2] >= 0 ? reinterpret_cast<const float*>(g.values[static_cast<size_t>(n.in[2])].data) : nullptr;
+  PTE_TRY(linalg::xnnlib::ConvolutionF32::create(cs, filter, bias, n.out_min, n.out_max, &p->conv_lib));
+  // Sized at load for the largest input the graph allows, when the output that input gives
+  // fits the output value (run_conv checks each call's output against it again) and the
+  // indirection buffer stays under 1 GiB; otherwise the first run of a shape sizes it.
+  const Value& x = g.values[static_cast<size_t>(n.in[0])];
+  const Value& y = g.values[static_cast<size_t>(n.out)];
+  if (x.dims.n == 4 && y.dims.n == 4) {
+    const bool tr = n.op == Op::ConvTranspose2d;
+    const int64_t N = x.dims.d[0], H = x.dims.d[1], W = x.dims.d[2];
+    const int64_t OH = tr ? deconv_out_size(H, c.pad_top, c.pad_bottom, c.adj_h, c.kh, c.sh, c.dh)
+                          : out_size(H, c.pad_top, c.pad_bottom, c.kh, c.sh, c.dh);
+    const int64_t OW = tr ? deconv_out_size(W, c.pad_left, c.pad_right, c.adj_w, c.kw, c.sw, c.dw)
+                          : out_size(W, c.pad_left, c.pad_right, c.kw, c.sw, c.dw);
+    const double outputs = static_cast<double>(N) * static_cast<double>(OH) * static_cast<double>(OW);
+    double capacity = 1.0;
+    for (int i = 0; i < y.dims.n; ++i) capacity *= static_cast<double>(y.dims.d[i]);
+    const double oc = static_cast<double>(c.groups) * c.goc, taps = static_cast<double>(c.kh) * c.kw;
+    if (N > 0 && OH > 0 && OW > 0 && x.dims.d[3] == static_cast<int64_t>(c.groups) * c.gic && outputs * oc <= capacity &&
+        (outputs + 64.0) * taps * (tr ? static_cast<double>(c.sh) * c.sw : 1.0) * sizeof(void*) <= 1073741824.0)
+      PTE_TRY(p->conv_lib->reserve(N, H, W));
+  }
+  std::vector<float>().swap(p->w);  // the library holds its own packed copy
+  path->library = true;
+  path->why = "XNNPACK library: " + why;
+  return Status::ok();
+}
+
 // Convolution and transposed convolution: NHWC activations, the filter packed at load
 // ([Cout, gic, KH, KW], or [Cin, goc, KH, KW] transposed), one ConvGeom for both.
 bool run_conv(State& s, const Node& n) {
@@ -124,6 +176,7 @@ bool run_conv(State& s, const Node& n) {
   const float* b = n.in[2] >= 0 ? s.ptr<float>(n.in[2]) : nullptr;
   float* y = s.ptr<float>(n.out);
   if (N == 0) return true;
+  if (s.p().conv_lib) return s.p().conv_lib->run(*s.ctx, N, H, W, x, y);  // bias and clamp included
   if (!transposed && g.icg == 1 && g.G > 1)
     linalg::conv_depthwise_f32(s.ctx->threadpool, g, x, w, b, y);
   else if (!linalg::conv_f32_gemm(*s.ctx, g, x, w, b, y))
