@@ -127,6 +127,10 @@ bool is_half_convert(const Graph& g, const Node& n);
 // an inserted Convert), half results written to an fp32 temporary and converted back.
 // origin (optional): for every node of the new list, the index of the node it came from.
 Status widen_half(Graph* g, std::vector<int32_t>* origin);
+// Load-time fold (fuse_pad.cpp): an fp32 XNNStaticConstantPad of zeros over H and W whose
+// only reader is a Conv2d / DepthwiseConv2d input becomes that convolution's padding; the
+// pad node is dropped (origin: as for widen_half, kept in step).
+Status fuse_pad_into_conv(Graph* g, std::vector<int32_t>* origin);
 // Applies the node's fused output range to `count` floats (no-op for +-inf).
 void clamp_output(const Node& n, float* y, int64_t count);
 

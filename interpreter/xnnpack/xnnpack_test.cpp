@@ -837,3 +837,75 @@ TEST_CASE("xnnpack: asymmetric padding on Conv2d, DepthwiseConv2d, AvgPooling2d 
       }
     }
 }
+
+TEST_CASE("xnnpack: a zero pad feeding a convolution is folded into its padding (same results, one node fewer)") {
+  // x [1, 5, 4, 2] -> pad H by (2, 1), W by (0, 3) -> conv 3x3 stride 2 with its own padding
+  // (1, 0, 0, 1) -> y; and the same x padded by 9 (not zero: kept) -> a second conv -> y2
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> xv(1 * 5 * 4 * 2), wv(3 * 3 * 3 * 2), bv{0.1f, -0.2f, 0.3f};
+  for (auto& v : xv) v = u(rng);
+  for (auto& v : wv) v = u(rng);
+  const int PH = 5 + 2 + 1, PW = 4 + 0 + 3;  // padded input 8 x 7
+  // the convolution's own padding top 1, right 0, bottom 0, left 1; stride 2
+  const int OH = (PH + 1 - 3) / 2 + 1, OW = (PW + 1 - 3) / 2 + 1;
+  auto build = [&](float pad_value) {
+    Builder b;
+    uint32_t x = b.fvalue({1, 5, 4, 2}, 0, 1);
+    uint32_t w = b.fconst({3, 3, 3, 2}, wv), bias = b.fconst({3}, bv);
+    uint32_t p = b.fvalue({1, static_cast<uint32_t>(PH), static_cast<uint32_t>(PW), 2});
+    uint32_t y = b.fvalue({1, static_cast<uint32_t>(OH), static_cast<uint32_t>(OW), 3}, 1, 2);
+    std::vector<uint32_t> pre{0, 2, 0, 0}, post{0, 1, 3, 0};
+    b.node(fx::XNodeUnion::XNNStaticConstantPad,
+           fx::CreateXNNStaticConstantPad(b.fbb, b.fbb.CreateVector(pre), b.fbb.CreateVector(post), pad_value, x, p).Union());
+    // padding top, right, bottom, left; kernel 3x3; stride 2x2; dilation 1; groups 1; 2 -> 3 channels
+    b.node(fx::XNodeUnion::XNNConv2d,
+           fx::Create_XNNNodeConv(b.fbb, 1, 0, 0, 1, 3, 3, 2, 2, 1, 1, 2, 3, 1, 0, 0, p, w, bias, y, 0).Union());
+    return b.blob();
+  };
+  for (float pad_value : {0.0f, 9.0f}) {
+    CAPTURE(pad_value);
+    auto blob = build(pad_value);
+    // the fold itself: on the parsed graph
+    xnn::Graph g;
+    REQUIRE(xnn::parse_graph({blob.data(), blob.size()}, nullptr, &g).is_ok());
+    std::vector<int32_t> origin{0, 1};
+    REQUIRE(xnn::fuse_pad_into_conv(&g, &origin).is_ok());
+    if (pad_value == 0.0f) {
+      REQUIRE(g.nodes.size() == 1);
+      CHECK(origin == std::vector<int32_t>{1});
+      const xnn::ConvParams& c = g.nodes[0].conv;
+      CHECK(c.pad_top == 1 + 2);
+      CHECK(c.pad_bottom == 0 + 1);
+      CHECK(c.pad_left == 1 + 0);
+      CHECK(c.pad_right == 0 + 3);
+      CHECK(g.nodes[0].in[0] == 0);  // reads x
+    } else {
+      CHECK(g.nodes.size() == 2);  // a pad of 9 is not the convolution's zero padding
+    }
+    // and run: against direct loops over the explicitly padded input
+    std::unique_ptr<BackendInstance> inst;
+    Status s = make(blob, &inst);
+    REQUIRE_MESSAGE(s, s.message());
+    HostT a({1, 5, 4, 2}, xv), o({1, OH, OW, 3}, {}, static_cast<size_t>(OH * OW * 3));
+    EValue* args[] = {&a.ev, &o.ev};
+    KernelContext ctx;
+    REQUIRE_MESSAGE(inst->execute(ctx, args, 2), ctx.message());
+    auto padded = [&](int h, int w, int c) -> double {  // the pad node's output
+      if (h < 0 || h >= PH || w < 0 || w >= PW) return 0.0;  // the convolution's own zero padding
+      const int ih = h - 2, iw = w - 0;
+      if (ih < 0 || ih >= 5 || iw < 0 || iw >= 4) return pad_value;
+      return xv[(ih * 4 + iw) * 2 + c];
+    };
+    for (int oh = 0; oh < OH; ++oh)
+      for (int ow = 0; ow < OW; ++ow)
+        for (int oc = 0; oc < 3; ++oc) {
+          double acc = bv[oc];
+          for (int kh = 0; kh < 3; ++kh)
+            for (int kw = 0; kw < 3; ++kw)
+              for (int ic = 0; ic < 2; ++ic)
+                acc += padded(oh * 2 - 1 + kh, ow * 2 - 1 + kw, ic) * wv[((oc * 3 + kh) * 3 + kw) * 2 + ic];
+          CHECK(o.data[(oh * OW + ow) * 3 + oc] == doctest::Approx(acc).epsilon(1e-5));
+        }
+  }
+}
