@@ -268,6 +268,13 @@ class XnnpackInstance final : public BackendInstance {
       path.where = "node " + std::to_string(origin_[k]);
       paths_.push_back(std::move(path));
     }
+    // A library operator followed by one of ours (or ending the graph) releases the library
+    // pool's spinning workers (xnnlib::release_workers); between library operators they spin.
+    release_after_.assign(g_.nodes.size(), 0);
+    for (size_t k = 0; k < g_.nodes.size(); ++k) {
+      auto lib = [&](size_t i) { return i < prep_.size() && (prep_[i].lib || prep_[i].conv_lib); };
+      release_after_[k] = lib(k) && !lib(k + 1);
+    }
     // Quantization scales were copied where the nodes need them (Prepared); execute never
     // reads Value::scales (8da4w: ~19 MB of fp32 for SmolLM2-135M).
     for (Value& v : g_.values) std::vector<float>().swap(v.scales);
@@ -428,6 +435,7 @@ class XnnpackInstance final : public BackendInstance {
         return ctx.fail("node %d (%s): %s", origin_[k], op_name(g_.nodes[k].op), msg);
       }
       ctx.reset();  // each node gets the whole scratch arena (conv im2col)
+      if (release_after_[k]) linalg::xnnlib::release_workers(ctx.threadpool);
     }
     return true;
   }
@@ -438,6 +446,7 @@ class XnnpackInstance final : public BackendInstance {
   std::vector<Prepared> prep_;
   std::vector<int32_t> ext_;
   std::vector<int32_t> origin_;  // serialized node index of each (widened) node
+  std::vector<uint8_t> release_after_;  // per node: release the library pool's workers after it
   std::vector<MatmulPath> paths_;  // fp32 FC and convolution nodes with constant weights and their paths
   uint32_t max_ext_ = 0;
   int threads_ = 1;  // the method's threads (BackendInit::num_threads)

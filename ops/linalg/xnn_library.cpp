@@ -7,6 +7,8 @@
 #include <mutex>
 #include <vector>
 
+#include <pthreadpool.h>
+
 #include "ops/isa.h"
 #include "pte_config.h"
 
@@ -63,6 +65,14 @@ bool ready(std::string* why) {
   if (why) *why = "this build has no XNNPACK library";
   return false;
 #endif
+}
+
+void release_workers(pthreadpool* pool) {
+  if (!pool) return;
+  const size_t n = pthreadpool_get_threads_count(pool);
+  if (n <= 1) return;
+  // one item per thread, so every worker takes part (and yields afterwards)
+  pthreadpool_parallelize_1d(pool, [](void*, size_t) {}, nullptr, n, PTHREADPOOL_FLAG_YIELD_WORKERS);
 }
 
 XnnpackPolicy resolve(XnnpackPolicy p) { return p == XnnpackPolicy::Default ? default_xnnpack_policy() : p; }

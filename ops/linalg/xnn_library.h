@@ -36,6 +36,12 @@ bool built();
 // Initialises the library once (thread-safe). False, with the reason, when this build has
 // no library or the library refuses this CPU.
 bool ready(std::string* why = nullptr);
+// After a run of library operators, before our own kernels: the pool's workers, which spin
+// after each operator waiting for the next, go to sleep instead (one empty job with
+// PTHREADPOOL_FLAG_YIELD_WORKERS). Otherwise on a machine with as many threads as cores
+// they spin through our kernels' claim-pool work, taking the cores its helpers need
+// (ConvNeXt-T: ~28% of a forward's samples in the spinning workers). Null pool: nothing.
+void release_workers(pthreadpool* pool);
 // Default -> the process-wide default (set_default_xnnpack_policy).
 XnnpackPolicy resolve(XnnpackPolicy p);
 // Whether an fp32 product with constant [N, K] weights runs on the library; `why` gets
