@@ -21,8 +21,8 @@ void usage(std::FILE* f) {
                "  pte-run run MODEL.pte [--method NAME] [--data F.ptd]... [--input SPEC]... [--json] [--save-outputs DIR]\n"
                "  pte-run verify FILE.bpte [--atol A] [--rtol R]\n"
                "every command also takes --xnnpack on|off|auto: where fp32 linear layers with constant\n"
-               "weights run (the XNNPACK library or pte-run's kernels; auto: per CPU, the default;\n"
-               "`pte-run info` lists each one's path)\n");
+               "weights and XNNPACK-delegate convolutions run (the XNNPACK library or pte-run's kernels;\n"
+               "auto: per CPU, the default; `pte-run info` lists each one's path)\n");
 }
 
 // Takes `--xnnpack X` / `--xnnpack=X` out of argv (any command) and sets the process-wide

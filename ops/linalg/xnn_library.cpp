@@ -77,31 +77,38 @@ void release_workers(pthreadpool* pool) {
 
 XnnpackPolicy resolve(XnnpackPolicy p) { return p == XnnpackPolicy::Default ? default_xnnpack_policy() : p; }
 
-bool choose(XnnpackPolicy p, int64_t N, int64_t K, std::string* why) {
+bool decide(XnnpackPolicy p, bool auto_lib, const char* auto_why, std::string* why) {
   std::string w;
   bool lib = false;
   p = resolve(p);
-  if (N < 1 || K < 1) {
-    w = "empty product";
-  } else if (p == XnnpackPolicy::Off) {
+  if (p == XnnpackPolicy::Off) {
     w = "--xnnpack off";
   } else if (!ready(&w)) {
     // w says why
   } else if (p == XnnpackPolicy::On) {
     lib = true, w = "--xnnpack on";
   } else {
-    // bench/xnn_fc_bench.cpp: on x86-64 the library (its AVX-512F kernels) took 0.99-3.0x
-    // our time at every SmolLM2 shape on one thread. On ARM nothing was timed (qemu timing
-    // means nothing) and the library's arithmetic was not run through the ARM test suites:
-    // ours until it is (armhf, with scalar kernels of ours, is the first candidate).
-#if defined(__arm__) || defined(__aarch64__)
-    w = "auto: ARM, our kernels (the library not yet measured here; --xnnpack on uses it)";
-#else
-    w = isa::cpu().avx512f ? "auto: x86-64 AVX-512F, our kernels measured faster" : "auto: x86-64, our kernels";
-#endif
+    lib = auto_lib, w = auto_why;
   }
   if (why) *why = w;
   return lib;
+}
+
+bool choose(XnnpackPolicy p, int64_t N, int64_t K, std::string* why) {
+  if (N < 1 || K < 1) {
+    if (why) *why = "empty product";
+    return false;
+  }
+  // bench/xnn_fc_bench.cpp: on x86-64 the library (its AVX-512F kernels) took 0.99-3.0x
+  // our time at every SmolLM2 shape on one thread. On ARM nothing was timed (qemu timing
+  // means nothing) and the library's arithmetic was not run through the ARM test suites:
+  // ours until it is (armhf, with scalar kernels of ours, is the first candidate).
+#if defined(__arm__) || defined(__aarch64__)
+  return decide(p, false, "auto: ARM, our kernels (the library not yet measured here; --xnnpack on uses it)", why);
+#else
+  return decide(p, false, isa::cpu().avx512f ? "auto: x86-64 AVX-512F, our kernels measured faster" : "auto: x86-64, our kernels",
+                why);
+#endif
 }
 
 FullyConnectedF32::~FullyConnectedF32() {

@@ -44,6 +44,9 @@ bool ready(std::string* why = nullptr);
 void release_workers(pthreadpool* pool);
 // Default -> the process-wide default (set_default_xnnpack_policy).
 XnnpackPolicy resolve(XnnpackPolicy p);
+// The policy's answer where the operation does not matter: off, or no usable library ->
+// ours; on -> the library; auto -> `auto_lib` (reason `auto_why`). `why` gets the reason.
+bool decide(XnnpackPolicy p, bool auto_lib, const char* auto_why, std::string* why);
 // Whether an fp32 product with constant [N, K] weights runs on the library; `why` gets
 // the reason shown by `pte-run info`.
 bool choose(XnnpackPolicy p, int64_t N, int64_t K, std::string* why);

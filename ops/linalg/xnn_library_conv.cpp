@@ -1,7 +1,6 @@
 // pte-run: the XNNPACK library's fp32 convolutions (xnn_library_conv.h).
 #include "ops/linalg/xnn_library_conv.h"
 
-#include "ops/isa.h"
 #include "ops/linalg/xnn_library.h"
 #include "pte_config.h"
 
@@ -12,28 +11,16 @@
 namespace pte::linalg::xnnlib {
 
 bool choose_conv(XnnpackPolicy p, std::string* why) {
-  std::string w;
-  bool lib = false;
-  p = resolve(p);
-  if (p == XnnpackPolicy::Off) {
-    w = "--xnnpack off";
-  } else if (!ready(&w)) {
-    // w says why
-  } else if (p == XnnpackPolicy::On) {
-    lib = true, w = "--xnnpack on";
-  } else {
 #if defined(__arm__) || defined(__aarch64__)
-    w = "auto: ARM, our kernels (the library not yet measured here; --xnnpack on uses it)";
+  return decide(p, false, "auto: ARM, our kernels (the library not yet measured here; --xnnpack on uses it)", why);
 #else
-    // The library's indirect convolutions and depthwise kernels against our im2col + GEMM
-    // and direct depthwise loops (pte-bench forward, Zen 4 VM): the committed conv fixtures
-    // 3.3-4.1x faster (cnn_xnnpack 0.037 -> 0.009 ms, a transposed convolution 0.080 ->
-    // 0.021 ms); the filter's packed copy replaces ours (no extra memory).
-    lib = true, w = "auto: x86-64, the library's convolutions measured faster";
+  // The library's indirect convolutions and depthwise kernels against our im2col + GEMM
+  // and direct depthwise loops (pte-bench forward, Zen 4 VM): the committed conv fixtures
+  // 3.3-4.1x faster (cnn_xnnpack 0.037 -> 0.009 ms, a transposed convolution 0.080 ->
+  // 0.021 ms), the published-size vision programs of bench/results/vision.md 2-5x; the
+  // filter's packed copy replaces ours (no extra memory).
+  return decide(p, true, "auto: x86-64, the library's convolutions measured faster", why);
 #endif
-  }
-  if (why) *why = w;
-  return lib;
 }
 
 ConvolutionF32::~ConvolutionF32() {
