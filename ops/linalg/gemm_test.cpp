@@ -228,6 +228,7 @@ TEST_CASE("gemm_f32_avx512f (8x32 micro-kernel, GEMV) matches the reference") {
 
 TEST_CASE("gemv_f32_avx512f: the two-stream and eight-stream forms (per CPU vendor) both match the reference" *
           doctest::skip(!cpu_has_avx512f())) {
+#if defined(__x86_64__)  // the AVX-512F kernels exist in x86-64 builds only
   // Weight rows from 1 to 3 x 8 + 5 (the segments, the four-row and the one-row tails), K
   // around the 16-lane tail; [N, K] weights (b_trans) take the stream forms.
   const GemvFn forms[] = {gemv_f32_avx512f_streams2, gemv_f32_avx512f_streams8};
@@ -240,6 +241,7 @@ TEST_CASE("gemv_f32_avx512f: the two-stream and eight-stream forms (per CPU vend
           form(g, 0, g.N / 3, g.N);
         });
       }
+#endif
 }
 
 TEST_CASE("gemm_f32 dispatcher with a thread pool matches the reference") {
