@@ -238,10 +238,7 @@ class XnnpackInstance final : public BackendInstance {
       // A 4-bit filter repacked for the SIMD kernels is not read from the file again (only
       // the scalar reference reads it, faulting it back in): its pages need not stay
       // resident beside the packed copy (SmolLM2-135M 8da4w: ~70 MB of the peak RSS).
-      if (prep_[k].wpack && init.program && n.in[1] >= 0) {
-        const Value& w = g_.values[static_cast<size_t>(n.in[1])];
-        if (w.data) init.program->release_pages(w.data, w.data_size);
-      }
+      if (prep_[k].wpack) release_filter_pages(init, n);
     }
     for (size_t i = 0; i < nv; ++i)
       if ((g_.values[i].flags & kFlagExternalOutput) && !defined[i])
@@ -267,10 +264,7 @@ class XnnpackInstance final : public BackendInstance {
       if (!candidate) continue;
       // the library packed the filter into its own buffer: the file's pages of it may go
       // (ResNet-50: ~100 MB of the peak RSS)
-      if (prep_[k].conv_lib && init.program) {
-        const Value& w = g_.values[static_cast<size_t>(g_.nodes[k].in[1])];
-        if (w.data) init.program->release_pages(w.data, w.data_size);
-      }
+      if (prep_[k].conv_lib) release_filter_pages(init, g_.nodes[k]);
       path.where = "node " + std::to_string(origin_[k]);
       paths_.push_back(std::move(path));
     }
@@ -447,6 +441,13 @@ class XnnpackInstance final : public BackendInstance {
   }
 
  private:
+  // The node's filter (input 1) leaves the resident set: read again only if a kernel faults it back.
+  void release_filter_pages(const BackendInit& init, const Node& n) const {
+    if (!init.program || n.in[1] < 0) return;
+    const Value& w = g_.values[static_cast<size_t>(n.in[1])];
+    if (w.data) init.program->release_pages(w.data, w.data_size);
+  }
+
   Graph g_;
   std::vector<RtValue> rt_;
   std::vector<Prepared> prep_;

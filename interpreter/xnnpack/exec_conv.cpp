@@ -78,6 +78,16 @@ int64_t deconv_out_size(int64_t in, uint32_t pa, uint32_t pb, uint32_t adj, uint
   return (in - 1) * static_cast<int64_t>(s) + adj + static_cast<int64_t>(d) * (k - 1) + 1 - pa - pb;
 }
 
+// A convolution node's output height and width for an H x W input (<= 0: none).
+void conv_out_hw(const Node& n, int64_t H, int64_t W, int64_t* OH, int64_t* OW) {
+  const ConvParams& c = n.conv;
+  const bool tr = n.op == Op::ConvTranspose2d;
+  *OH = tr ? deconv_out_size(H, c.pad_top, c.pad_bottom, c.adj_h, c.kh, c.sh, c.dh)
+           : out_size(H, c.pad_top, c.pad_bottom, c.kh, c.sh, c.dh);
+  *OW = tr ? deconv_out_size(W, c.pad_left, c.pad_right, c.adj_w, c.kw, c.sw, c.dw)
+           : out_size(W, c.pad_left, c.pad_right, c.kw, c.sw, c.dw);
+}
+
 }  // namespace
 
 Status attach_library_conv(const Graph& g, const Node& n, XnnpackPolicy policy, Prepared* p, bool* candidate,
@@ -114,10 +124,8 @@ Status attach_library_conv(const Graph& g, const Node& n, XnnpackPolicy policy, 
   if (x.dims.n == 4 && y.dims.n == 4) {
     const bool tr = n.op == Op::ConvTranspose2d;
     const int64_t N = x.dims.d[0], H = x.dims.d[1], W = x.dims.d[2];
-    const int64_t OH = tr ? deconv_out_size(H, c.pad_top, c.pad_bottom, c.adj_h, c.kh, c.sh, c.dh)
-                          : out_size(H, c.pad_top, c.pad_bottom, c.kh, c.sh, c.dh);
-    const int64_t OW = tr ? deconv_out_size(W, c.pad_left, c.pad_right, c.adj_w, c.kw, c.sw, c.dw)
-                          : out_size(W, c.pad_left, c.pad_right, c.kw, c.sw, c.dw);
+    int64_t OH, OW;
+    conv_out_hw(n, H, W, &OH, &OW);
     const double outputs = static_cast<double>(N) * static_cast<double>(OH) * static_cast<double>(OW);
     double capacity = 1.0;
     for (int i = 0; i < y.dims.n; ++i) capacity *= static_cast<double>(y.dims.d[i]);
@@ -143,10 +151,8 @@ bool run_conv(State& s, const Node& n) {
   const int64_t OC = static_cast<int64_t>(c.groups) * c.goc;
   if (C != static_cast<int64_t>(c.groups) * c.gic)
     return s.ctx->fail("%s: input has %lld channels, expected %lld", op_name(n.op), (long long)C, (long long)c.groups * c.gic);
-  const int64_t OH = transposed ? deconv_out_size(H, c.pad_top, c.pad_bottom, c.adj_h, c.kh, c.sh, c.dh)
-                                : out_size(H, c.pad_top, c.pad_bottom, c.kh, c.sh, c.dh);
-  const int64_t OW = transposed ? deconv_out_size(W, c.pad_left, c.pad_right, c.adj_w, c.kw, c.sw, c.dw)
-                                : out_size(W, c.pad_left, c.pad_right, c.kw, c.sw, c.dw);
+  int64_t OH, OW;
+  conv_out_hw(n, H, W, &OH, &OW);
   if (OH <= 0 || OW <= 0) {
     if (transposed)
       return s.ctx->fail("%s: the padding leaves no output for the %lldx%lld input", op_name(n.op), (long long)H, (long long)W);

@@ -16,9 +16,9 @@ bool choose_conv(XnnpackPolicy p, std::string* why) {
 #else
   // The library's indirect convolutions and depthwise kernels against our im2col + GEMM
   // and direct depthwise loops (pte-bench forward, Zen 4 VM): the committed conv fixtures
-  // 3.3-4.1x faster (cnn_xnnpack 0.037 -> 0.009 ms, a transposed convolution 0.080 ->
-  // 0.021 ms), the published-size vision programs of bench/results/vision.md 2-5x; the
-  // filter's packed copy replaces ours (no extra memory).
+  // 2.3-4.1x faster (cnn_xnnpack 0.037 -> 0.009 ms, a transposed convolution 0.080 ->
+  // 0.021 ms), the published-size vision programs of bench/results/vision.md 1.1-4.5x
+  // (whole forwards, idle); the filter's packed copy replaces ours (no extra memory).
   return decide(p, true, "auto: x86-64, the library's convolutions measured faster", why);
 #endif
 }

@@ -170,17 +170,8 @@ TEST_CASE("sdpa_blas_order: the SIMD forms (AVX-512F, NEON) equal the scalar for
   CHECK(checked > 1000);
 }
 
-// (a doctest skip, counted in the summary, on CPUs without AVX-512F and off x86-64)
-static bool avx512f_here() {
-#if defined(__x86_64__)
-  return pte::isa::cpu().avx512f;
-#else
-  return false;
-#endif
-}
-
 TEST_CASE("sdpa_blas_order: sixteen transposed keys at once (AVX-512F) equal the scalar one-row dot bit for bit" *
-          doctest::skip(!avx512f_here())) {
+          doctest::skip(!pte::isa::cpu().avx512f)) {
 #if defined(__x86_64__)
   std::mt19937 g(9);
   std::normal_distribution<float> n;

@@ -98,17 +98,8 @@ TEST_CASE("mean.out: float32 rows (16 at a time with AVX-512) equal the in-order
   CHECK(checked == 20);
 }
 
-// (a doctest skip, counted in the summary, on CPUs without AVX-512F and off x86-64)
-static bool avx512f_here() {
-#if defined(__x86_64__)
-  return pte::isa::cpu().avx512f;
-#else
-  return false;
-#endif
-}
-
 TEST_CASE("mean.out: the AVX-512 row kernel on strided rows and outputs equals the reference bit for bit" *
-          doctest::skip(!avx512f_here())) {
+          doctest::skip(!pte::isa::cpu().avx512f)) {
 #if defined(__x86_64__)
   std::mt19937 g(22);
   std::normal_distribution<float> n;
