@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -59,6 +60,23 @@ bool FileMap::release(const void* p, size_t n) const {
   const uintptr_t from = (reinterpret_cast<uintptr_t>(b) + page - 1) / page * page;
   const uintptr_t to = (reinterpret_cast<uintptr_t>(b) + n) / page * page;
   if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+  return true;
+}
+
+bool FileMap::populate(const void* p, size_t n) const {
+  const auto* b = static_cast<const uint8_t*>(p);
+  const auto* base = static_cast<const uint8_t*>(mapped_);
+  if (!mapped_ || b < base || n > mapped_size_ || static_cast<size_t>(b - base) > mapped_size_ - n) return false;
+  if (n == 0) return true;
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t from = reinterpret_cast<uintptr_t>(b) / page * page;
+  const uintptr_t to = std::min<uintptr_t>((reinterpret_cast<uintptr_t>(b) + n + page - 1) / page * page,
+                                           reinterpret_cast<uintptr_t>(base) + mapped_size_);
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+  if (madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_READ) != 0)
+    madvise(reinterpret_cast<void*>(from), to - from, MADV_WILLNEED);
   return true;
 }
 

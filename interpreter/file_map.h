@@ -26,6 +26,11 @@ class FileMap {
   // set (a later read faults them in again from the file). Caller memory is left alone.
   // False when the range is not ours.
   bool release(const void* p, size_t n) const;
+  // The bytes [p, p + n) will be read by every run (weights the kernels read in place): when
+  // they lie in a mapping of ours, their pages are mapped now (MADV_POPULATE_READ, Linux 5.14;
+  // older kernels: a read-ahead hint) so the first run does not take their page faults one by
+  // one. False when the range is not ours.
+  bool populate(const void* p, size_t n) const;
 
  private:
   const uint8_t* data_ = nullptr;

@@ -609,6 +609,12 @@ void LoadedProgram::release_pages(const void* p, size_t n) const {
     if (d->map().release(p, n)) return;
 }
 
+void LoadedProgram::populate_pages(const void* p, size_t n) const {
+  if (map_->populate(p, n)) return;
+  for (const auto& d : data_files_)
+    if (d->map().populate(p, n)) return;
+}
+
 int LoadedProgram::find_plan(std::string_view name) const {
   const auto* plans = root_->execution_plan();
   for (uint32_t i = 0; i < plans->size(); ++i)

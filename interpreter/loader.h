@@ -84,6 +84,8 @@ class LoadedProgram final : public Program {
   // Constant bytes repacked at load and not read again: their pages leave the resident set
   // when the program or a .ptd file maps them (FileMap::release).
   void release_pages(const void* p, size_t n) const;
+  // Constant bytes every run reads in place: their pages are mapped at load (FileMap::populate).
+  void populate_pages(const void* p, size_t n) const;
   size_t file_size() const { return map_->size(); }
 
   // The bytes of segment `index` (absolute position checked at open).
