@@ -4,7 +4,8 @@
 // follows. Prints a Markdown table: median milliseconds per call and the ratio
 // library / ours (< 1: the library is faster).
 //
-//   xnn-fc-bench [--qwen] [--ms N]   (N: time budget per measurement, default 150 ms)
+//   xnn-fc-bench [--qwen] [--convnext] [--ms N]   (N: time budget per measurement, default 150 ms)
+//   --convnext: only ConvNeXt-T's pointwise layers at their row counts (a vision graph's large M)
 //
 // Ours runs as the interpreter runs a linear layer ([N, K] weight read in place, its
 // claim-pool threads); on x86 with AVX-512F also capped to AVX2+FMA (what an AVX2-only CPU
@@ -53,22 +54,25 @@ double median_ms(Fn fn, double budget_ms) {
 struct Shape {
   const char* what;
   int64_t K, N;
+  int64_t M = 0;  // 0: M = 1 and 64 (decode and a prompt); else this many rows
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool qwen = false;
+  bool qwen = false, convnext = false;
   double budget = 150;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--qwen")) qwen = true;
+    else if (!std::strcmp(argv[i], "--convnext")) convnext = true;
     else if (!std::strcmp(argv[i], "--ms") && i + 1 < argc) budget = std::atof(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: xnn-fc-bench [--qwen] [--ms N]\n");
+      std::fprintf(stderr, "usage: xnn-fc-bench [--qwen] [--convnext] [--ms N]\n");
       return 2;
     }
   }
-  std::vector<Shape> shapes = {
+  std::vector<Shape> shapes;
+  if (!convnext) shapes = {
       {"SmolLM2 q/o_proj", 576, 576},  {"SmolLM2 k/v_proj", 576, 192}, {"SmolLM2 gate/up", 576, 1536},
       {"SmolLM2 down", 1536, 576},     {"SmolLM2 lm_head", 576, 49152},
   };
@@ -78,6 +82,16 @@ int main(int argc, char** argv) {
     shapes.push_back({"Qwen3-0.6B o_proj", 2048, 1024});
     shapes.push_back({"Qwen3-0.6B gate/up", 1024, 3072});
     shapes.push_back({"Qwen3-0.6B down", 3072, 1024});
+  }
+  if (convnext) {  // ConvNeXt-T at 224x224: the pointwise layers of its four stages (rows = H x W)
+    shapes.push_back({"ConvNeXt-T stage 1 pw1", 96, 384, 3136});
+    shapes.push_back({"ConvNeXt-T stage 1 pw2", 384, 96, 3136});
+    shapes.push_back({"ConvNeXt-T stage 2 pw1", 192, 768, 784});
+    shapes.push_back({"ConvNeXt-T stage 2 pw2", 768, 192, 784});
+    shapes.push_back({"ConvNeXt-T stage 3 pw1", 384, 1536, 196});
+    shapes.push_back({"ConvNeXt-T stage 3 pw2", 1536, 384, 196});
+    shapes.push_back({"ConvNeXt-T stage 4 pw1", 768, 3072, 49});
+    shapes.push_back({"ConvNeXt-T stage 4 pw2", 3072, 768, 49});
   }
   std::string why;
   const bool lib = xnnlib::ready(&why);
@@ -104,7 +118,9 @@ int main(int argc, char** argv) {
           return 1;
         }
       }
-      for (int64_t M : {int64_t{1}, int64_t{64}}) {
+      std::vector<int64_t> rows = {1, 64};
+      if (s.M) rows = {s.M};
+      for (int64_t M : rows) {
         std::vector<float> x(static_cast<size_t>(M * s.K), 0.25f), y(static_cast<size_t>(M * s.N));
         GemmF32 g;
         g.M = M, g.N = s.N, g.K = s.K;

@@ -57,6 +57,9 @@ struct Prepared {
   bool w4 = false;
   // fp32 FC on the XNNPACK library's operator (weights packed at load; attach_library_fc)
   std::unique_ptr<linalg::xnnlib::FullyConnectedF32> lib;
+  // fp32 depthwise convolution (multiplier 1) on ops/linalg/dwconv_nhwc: the filter is read
+  // in place from the blob ([1, KH, KW, C]); w stays empty
+  bool dw_nhwc = false;
   // fp32 convolutions on the XNNPACK library's operators (attach_library_conv; then w is empty)
   std::unique_ptr<linalg::xnnlib::ConvolutionF32> conv_lib;
 };

@@ -7,6 +7,7 @@
 
 #include "interpreter/xnnpack/exec.h"
 #include "ops/linalg/conv.h"
+#include "ops/linalg/dwconv_nhwc.h"
 
 namespace pte::xnn {
 
@@ -56,6 +57,10 @@ Status prepare_conv(const Graph& g, const Node& n, Prepared* p) {
     if (w.dims.d[0] != 1 || w.dims.d[1] != KH || w.dims.d[2] != KW || w.dims.d[3] != OC)
       return fail("filter dims do not match the kernel size and channels");
     if (!p) return Status::ok();  // checks only
+    if (c.goc == 1) {  // dwconv_nhwc reads the blob's filter as it is
+      p->dw_nhwc = true;
+      return Status::ok();
+    }
     p->w.resize(static_cast<size_t>(OC * KH * KW));
     for (int64_t o = 0; o < OC; ++o)
       for (int64_t h = 0; h < KH; ++h)
@@ -94,13 +99,22 @@ Status attach_library_conv(const Graph& g, const Node& n, XnnpackPolicy policy, 
                            MatmulPath* path) {
   *candidate = false;
   if (n.op != Op::Conv2d && n.op != Op::DepthwiseConv2d && n.op != Op::ConvTranspose2d) return Status::ok();
-  if (p->w.empty()) return Status::ok();  // not an fp32 convolution prepared by prepare_conv
+  if (p->w.empty() && !p->dw_nhwc) return Status::ok();  // not an fp32 convolution prepared by prepare_conv
   const ConvParams& c = n.conv;
   *candidate = true;
   path->op = op_name(n.op);
   path->n = static_cast<int64_t>(c.groups) * c.goc;
   path->k = static_cast<int64_t>(c.gic) * c.kh * c.kw;
   std::string why;
+  // Depthwise filters over 25 taps (ConvNeXt's 7x7): Debian's 2022 XNNPACK has no depthwise
+  // micro-kernel that wide and runs them as a grouped GEMM of one output channel a group;
+  // dwconv_nhwc took ConvNeXt-T from 97-105 to 74-76 ms a forward (Zen 4 VM, 2 threads).
+  // Up to 25 taps the library's kernels were a little faster (MobileNetV2 4.9-5.3 vs 5.7 ms).
+  const XnnpackPolicy resolved = linalg::xnnlib::resolve(policy);
+  if (resolved != XnnpackPolicy::On && resolved != XnnpackPolicy::Off && p->dw_nhwc && static_cast<int64_t>(c.kh) * c.kw > 25) {
+    path->why = "ours: auto: depthwise over 25 taps (the 2022 library runs it as a grouped GEMM)";
+    return Status::ok();
+  }
   if (!linalg::xnnlib::choose_conv(policy, &why)) {
     path->why = "ours: " + why;
     return Status::ok();
@@ -135,6 +149,7 @@ Status attach_library_conv(const Graph& g, const Node& n, XnnpackPolicy policy, 
       PTE_TRY(p->conv_lib->reserve(N, H, W));
   }
   std::vector<float>().swap(p->w);  // the library holds its own packed copy
+  p->dw_nhwc = false;
   path->library = true;
   path->why = "XNNPACK library: " + why;
   return Status::ok();
@@ -183,6 +198,14 @@ bool run_conv(State& s, const Node& n) {
   float* y = s.ptr<float>(n.out);
   if (N == 0) return true;
   if (s.p().conv_lib) return s.p().conv_lib->run(*s.ctx, N, H, W, x, y);  // bias and clamp included
+  if (s.p().dw_nhwc) {
+    linalg::DwconvNhwc d;
+    d.N = N, d.H = H, d.W = W, d.C = C, d.OH = OH, d.OW = OW, d.KH = c.kh, d.KW = c.kw;
+    d.sh = c.sh, d.sw = c.sw, d.pad_top = c.pad_top, d.pad_left = c.pad_left, d.dh = c.dh, d.dw = c.dw;
+    d.out_min = n.out_min, d.out_max = n.out_max;
+    linalg::dwconv_nhwc_f32(s.ctx->claim_threads, d, x, reinterpret_cast<const float*>(s.g->values[n.in[1]].data), b, y);
+    return true;
+  }
   if (!transposed && g.icg == 1 && g.G > 1)
     linalg::conv_depthwise_f32(s.ctx->threadpool, g, x, w, b, y);
   else if (!linalg::conv_f32_gemm(*s.ctx, g, x, w, b, y))

@@ -1,0 +1,202 @@
+// pte-run linalg: f32 NHWC depthwise convolution: the scalar reference, the AVX2+FMA and
+// AVX-512F variants (function-level targets, called only where ops/isa.h reports the
+// ISA) and the threaded dispatcher. See dwconv_nhwc.h; NEON in dwconv_nhwc_neon.cpp.
+#include "ops/linalg/dwconv_nhwc.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include <algorithm>
+#include <cmath>
+
+#include "ops/isa.h"
+#include "ops/linalg/claim_pool.h"
+
+namespace pte::linalg {
+
+namespace {
+
+// Taps of one output pixel that fall inside the image: kernel rows [kh0, kh1) and columns
+// [kw0, kw1) (empty ranges when none).
+struct TapRange {
+  int64_t kh0, kh1, kw0, kw1;
+};
+
+inline int64_t ceil_div_pos(int64_t a, int64_t b) { return a <= 0 ? 0 : (a + b - 1) / b; }
+
+// First k with start + k * d >= 0, and one past the last k with start + k * d < size.
+inline void tap_range(int64_t start, int64_t d, int64_t k, int64_t size, int64_t* k0, int64_t* k1) {
+  *k0 = std::min(k, ceil_div_pos(-start, d));
+  const int64_t last = size - 1 - start;  // start + k * d <= last
+  *k1 = last < 0 ? 0 : std::min(k, last / d + 1);
+  if (*k1 < *k0) *k1 = *k0;
+}
+
+}  // namespace
+
+void dwconv_nhwc_f32_scalar(const DwconvNhwc& p, const float* x, const float* w, const float* bias, float* y,
+                            int64_t r0, int64_t r1) {
+  const int64_t C = p.C;
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t n = r / p.OH, oh = r % p.OH;
+    const int64_t ih0 = oh * p.sh - p.pad_top;
+    TapRange t;
+    tap_range(ih0, p.dh, p.KH, p.H, &t.kh0, &t.kh1);
+    for (int64_t ow = 0; ow < p.OW; ++ow) {
+      const int64_t iw0 = ow * p.sw - p.pad_left;
+      tap_range(iw0, p.dw, p.KW, p.W, &t.kw0, &t.kw1);
+      float* out = y + (r * p.OW + ow) * C;
+      for (int64_t c = 0; c < C; ++c) {
+        float acc = bias ? bias[c] : 0.0f;
+        for (int64_t kh = t.kh0; kh < t.kh1; ++kh) {
+          const float* xr = x + ((n * p.H + ih0 + kh * p.dh) * p.W) * C;
+          for (int64_t kw = t.kw0; kw < t.kw1; ++kw)
+            acc += w[(kh * p.KW + kw) * C + c] * xr[(iw0 + kw * p.dw) * C + c];
+        }
+        out[c] = std::min(std::max(acc, p.out_min), p.out_max);
+      }
+    }
+  }
+}
+
+#if defined(__x86_64__)
+
+// Channel tiles of 4 vectors (accumulators in registers across every tap), then single
+// vectors, then (AVX2) a scalar tail; AVX-512 masks its last vector instead.
+#define PTE_DW_ROW_LOOP(BODY)                                        \
+  const int64_t C = p.C;                                             \
+  for (int64_t r = r0; r < r1; ++r) {                                \
+    const int64_t n = r / p.OH, oh = r % p.OH;                       \
+    const int64_t ih0 = oh * p.sh - p.pad_top;                       \
+    int64_t kh0, kh1, kw0, kw1;                                      \
+    tap_range(ih0, p.dh, p.KH, p.H, &kh0, &kh1);                     \
+    const int64_t xn = (n * p.H + ih0) * p.W * C; /* may be < 0 */   \
+    for (int64_t ow = 0; ow < p.OW; ++ow) {                          \
+      const int64_t iw0 = ow * p.sw - p.pad_left;                    \
+      tap_range(iw0, p.dw, p.KW, p.W, &kw0, &kw1);                   \
+      float* out = y + (r * p.OW + ow) * C;                          \
+      const int64_t xp = xn + iw0 * C; /* offsets: in range per tap */ \
+      BODY                                                           \
+    }                                                                \
+  }
+
+#define PTE_DW_TAPS(STMT)                                            \
+  for (int64_t kh = kh0; kh < kh1; ++kh) {                           \
+    const int64_t xr = xp + kh * p.dh * p.W * C;                     \
+    const float* wr = w + kh * p.KW * C;                             \
+    for (int64_t kw = kw0; kw < kw1; ++kw) {                         \
+      const float* xt = x + (xr + kw * p.dw * C);                    \
+      const float* wt = wr + kw * C;                                 \
+      STMT                                                           \
+    }                                                                \
+  }
+
+__attribute__((target("avx2,fma"))) void dwconv_nhwc_f32_avx2_fma(const DwconvNhwc& p, const float* x,
+                                                                   const float* w, const float* bias, float* y,
+                                                                   int64_t r0, int64_t r1) {
+  const __m256 lo = _mm256_set1_ps(p.out_min), hi = _mm256_set1_ps(p.out_max);
+  PTE_DW_ROW_LOOP({
+    int64_t c = 0;
+    for (; c + 32 <= C; c += 32) {
+      __m256 a0 = bias ? _mm256_loadu_ps(bias + c) : _mm256_setzero_ps();
+      __m256 a1 = bias ? _mm256_loadu_ps(bias + c + 8) : _mm256_setzero_ps();
+      __m256 a2 = bias ? _mm256_loadu_ps(bias + c + 16) : _mm256_setzero_ps();
+      __m256 a3 = bias ? _mm256_loadu_ps(bias + c + 24) : _mm256_setzero_ps();
+      PTE_DW_TAPS({
+        a0 = _mm256_fmadd_ps(_mm256_loadu_ps(wt + c), _mm256_loadu_ps(xt + c), a0);
+        a1 = _mm256_fmadd_ps(_mm256_loadu_ps(wt + c + 8), _mm256_loadu_ps(xt + c + 8), a1);
+        a2 = _mm256_fmadd_ps(_mm256_loadu_ps(wt + c + 16), _mm256_loadu_ps(xt + c + 16), a2);
+        a3 = _mm256_fmadd_ps(_mm256_loadu_ps(wt + c + 24), _mm256_loadu_ps(xt + c + 24), a3);
+      })
+      _mm256_storeu_ps(out + c, _mm256_min_ps(_mm256_max_ps(a0, lo), hi));
+      _mm256_storeu_ps(out + c + 8, _mm256_min_ps(_mm256_max_ps(a1, lo), hi));
+      _mm256_storeu_ps(out + c + 16, _mm256_min_ps(_mm256_max_ps(a2, lo), hi));
+      _mm256_storeu_ps(out + c + 24, _mm256_min_ps(_mm256_max_ps(a3, lo), hi));
+    }
+    for (; c + 8 <= C; c += 8) {
+      __m256 a0 = bias ? _mm256_loadu_ps(bias + c) : _mm256_setzero_ps();
+      PTE_DW_TAPS({ a0 = _mm256_fmadd_ps(_mm256_loadu_ps(wt + c), _mm256_loadu_ps(xt + c), a0); })
+      _mm256_storeu_ps(out + c, _mm256_min_ps(_mm256_max_ps(a0, lo), hi));
+    }
+    for (; c < C; ++c) {
+      float a = bias ? bias[c] : 0.0f;
+      PTE_DW_TAPS({ a = std::fma(wt[c], xt[c], a); })
+      out[c] = std::min(std::max(a, p.out_min), p.out_max);
+    }
+  })
+}
+
+__attribute__((target("avx512f"))) void dwconv_nhwc_f32_avx512f(const DwconvNhwc& p, const float* x,
+                                                                 const float* w, const float* bias, float* y,
+                                                                 int64_t r0, int64_t r1) {
+  const __m512 lo = _mm512_set1_ps(p.out_min), hi = _mm512_set1_ps(p.out_max);
+  PTE_DW_ROW_LOOP({
+    int64_t c = 0;
+    for (; c + 64 <= C; c += 64) {
+      __m512 a0 = bias ? _mm512_loadu_ps(bias + c) : _mm512_setzero_ps();
+      __m512 a1 = bias ? _mm512_loadu_ps(bias + c + 16) : _mm512_setzero_ps();
+      __m512 a2 = bias ? _mm512_loadu_ps(bias + c + 32) : _mm512_setzero_ps();
+      __m512 a3 = bias ? _mm512_loadu_ps(bias + c + 48) : _mm512_setzero_ps();
+      PTE_DW_TAPS({
+        a0 = _mm512_fmadd_ps(_mm512_loadu_ps(wt + c), _mm512_loadu_ps(xt + c), a0);
+        a1 = _mm512_fmadd_ps(_mm512_loadu_ps(wt + c + 16), _mm512_loadu_ps(xt + c + 16), a1);
+        a2 = _mm512_fmadd_ps(_mm512_loadu_ps(wt + c + 32), _mm512_loadu_ps(xt + c + 32), a2);
+        a3 = _mm512_fmadd_ps(_mm512_loadu_ps(wt + c + 48), _mm512_loadu_ps(xt + c + 48), a3);
+      })
+      _mm512_storeu_ps(out + c, _mm512_min_ps(_mm512_max_ps(a0, lo), hi));
+      _mm512_storeu_ps(out + c + 16, _mm512_min_ps(_mm512_max_ps(a1, lo), hi));
+      _mm512_storeu_ps(out + c + 32, _mm512_min_ps(_mm512_max_ps(a2, lo), hi));
+      _mm512_storeu_ps(out + c + 48, _mm512_min_ps(_mm512_max_ps(a3, lo), hi));
+    }
+    for (; c < C; c += 16) {
+      const __mmask16 m = C - c >= 16 ? __mmask16(0xffff) : __mmask16((1u << (C - c)) - 1u);
+      __m512 a0 = bias ? _mm512_maskz_loadu_ps(m, bias + c) : _mm512_setzero_ps();
+      PTE_DW_TAPS({ a0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, wt + c), _mm512_maskz_loadu_ps(m, xt + c), a0); })
+      _mm512_mask_storeu_ps(out + c, m, _mm512_min_ps(_mm512_max_ps(a0, lo), hi));
+    }
+  })
+}
+
+#undef PTE_DW_TAPS
+#undef PTE_DW_ROW_LOOP
+#endif  // defined(__x86_64__)
+
+void dwconv_nhwc_f32(int threads, const DwconvNhwc& p, const float* x, const float* w, const float* bias, float* y,
+                     DwconvIsa isa) {
+  if (p.N <= 0 || p.OH <= 0 || p.OW <= 0 || p.C <= 0) return;
+  using Fn = void (*)(const DwconvNhwc&, const float*, const float*, const float*, float*, int64_t, int64_t);
+  Fn fn = dwconv_nhwc_f32_scalar;
+  if (isa == DwconvIsa::Auto) {
+    const isa::Features& f = isa::cpu();
+    (void)f;
+#if defined(__x86_64__)
+    if (f.avx512f && f.avx2_fma()) fn = dwconv_nhwc_f32_avx512f;
+    else if (f.avx2_fma()) fn = dwconv_nhwc_f32_avx2_fma;
+#elif defined(__aarch64__) || defined(__arm__)
+    if (f.neon) fn = dwconv_nhwc_f32_neon;
+#endif
+  }
+  struct Job {
+    const DwconvNhwc* p;
+    const float *x, *w, *bias;
+    float* y;
+    Fn fn;
+    int64_t rows_per_tile;
+  };
+  const int64_t rows = p.N * p.OH;
+  const double work = static_cast<double>(rows) * p.OW * p.C * p.KH * p.KW;
+  const int helpers = work >= 1.0e6 ? std::max(0, threads - 1) : 0;
+  // about four tiles per thread, whole output rows each
+  const int64_t per = std::max<int64_t>(1, rows / (4 * (helpers + 1)));
+  Job job{&p, x, w, bias, y, fn, per};
+  auto run = [](void* ctx, int64_t t) {
+    const Job& j = *static_cast<const Job*>(ctx);
+    const int64_t all = j.p->N * j.p->OH;
+    const int64_t r0 = t * j.rows_per_tile, r1 = std::min(all, r0 + j.rows_per_tile);
+    j.fn(*j.p, j.x, j.w, j.bias, j.y, r0, r1);
+  };
+  claim_parallel_for(helpers, (rows + per - 1) / per, run, &job);
+}
+
+}  // namespace pte::linalg
