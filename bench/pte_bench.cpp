@@ -244,11 +244,17 @@ int cmd_forward(const Args& a) {
   std::unique_ptr<pte::Program> prog;
   std::unique_ptr<pte::Method> m;
   double load_cold_ms = 0;
-  Status s = load(a, &prog, &m, &load_cold_ms);
-  if (!s) return fail(s.message());
+  Status s;
   // load_ms: the median of 5 more loads in this process, as warm as the ExecuTorch worker
   // that serves the small cases (its runtime and libraries initialised by earlier jobs);
   // load_cold_ms: the first load of the process (code paged in, cpuinfo, thread pool).
+  // Each is released before the next and the program that runs is loaded last, so the
+  // peak RSS is one loaded program's (its mapped weights are populated at load).
+  {
+    std::unique_ptr<pte::Program> p0;
+    std::unique_ptr<pte::Method> m0;
+    if (!(s = load(a, &p0, &m0, &load_cold_ms))) return fail(s.message());
+  }
   std::vector<double> warm;
   for (int r = 0; r < 5; ++r) {
     std::unique_ptr<pte::Program> p2;
@@ -257,6 +263,8 @@ int cmd_forward(const Args& a) {
     if (!(s = load(a, &p2, &m2, &ms))) return fail(s.message());
     warm.push_back(ms);
   }
+  double last_ms = 0;
+  if (!(s = load(a, &prog, &m, &last_ms))) return fail(s.message());
   std::sort(warm.begin(), warm.end());
   const double load_ms = warm[warm.size() / 2];
   std::vector<pte::util::HostValue> values(a.inputs.size());

@@ -71,6 +71,7 @@ class MethodImpl final : public Method {
   const EValue& output(size_t index) const override;
   size_t arena_bytes() const override { return arena_bytes_; }
   size_t copies_as_views() const override { return copies_as_views_; }
+  size_t safe_softmax_folds() const override { return safe_softmax_folds_; }
   void set_profiling(bool on) override;
   std::vector<OpTiming> profile() const override;
   void set_observer(InstructionObserver fn, void* user) override { observer_ = fn, observer_user_ = user; }
@@ -125,6 +126,7 @@ class MethodImpl final : public Method {
 
   std::vector<planner::Arena> arenas_;
   size_t arena_bytes_ = 0;
+  size_t safe_softmax_folds_ = 0;  // safe-softmax tails run as one kernel (MethodOptions::fuse_safe_softmax)
   size_t copies_as_views_ = 0;  // copy instructions run as views (MethodOptions::copies_as_views)
   bool replanned_ = false;
   planner::Arena scratch_;

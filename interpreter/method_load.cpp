@@ -76,6 +76,7 @@ Status MethodImpl::load(const LoadedProgram& program, int plan_index, const Prog
   PTE_TRY(L.check_writes_and_data());
   L.find_state();
   if (L.fold_constant_permutes() > 0) L.analyze_access();  // folded permutes are no-ops now
+  if (options.fuse_safe_softmax && L.fold_safe_softmax() > 0) L.analyze_access();  // so are the fused tails
   if (options.copies_as_views) L.fold_copy_views();
 #if PTE_LLM_PASSES
   if (options.last_row_of_output_only) L.last_row_logits();

@@ -5,7 +5,7 @@
 //   prepare    prepare_kernels: each kernel's load-time check and specialisation
 //              (method_prepare.cpp; ops/kernel.h KernelPrepareFn)
 //   memory     plan_memory, unplan_inputs, check_writes_and_data (method_memory.cpp)
-//   passes     find_state, fold_constant_permutes, fold_copy_views, last_row_logits
+//   passes     find_state, fold_constant_permutes, fold_safe_softmax, fold_copy_views, last_row_logits
 //              (passes/, one file each; they see the checked instructions and the plan).
 //              After plan_memory, analyze_access computes the analysis of which
 //              instruction reads and writes each value (passes/value_access.h) that
@@ -102,6 +102,7 @@ struct MethodImpl::Load {
   // passes (passes/*.cpp)
   void find_state();
   size_t fold_constant_permutes();  // the number of permutes folded
+  size_t fold_safe_softmax();  // the number of safe-softmax tails fused
   void fold_copy_views();
   template <class Range, class Touches, class Views, class LastReader, class ReadAfter, class Move>
   void index_put_into_self(size_t i, bool debug, const std::vector<uint8_t>& pinned, const std::vector<int32_t>& writer,

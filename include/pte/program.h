@@ -186,6 +186,11 @@ class Program {
     // (With -Dllm_passes=true, the default, a KV-cache index_put also writes its cache
     // in place.)
     bool copies_as_views = true;
+    // The exporter's safe-softmax tail after each attention softmax (eq -inf, logical_not,
+    // any, logical_not, full_like, where: five passes over the attention map) runs as one
+    // kernel that copies the softmax and zeroes rows whose scores are all -inf; results
+    // are the same.
+    bool fuse_safe_softmax = true;
     // Inputs the caller binds by pointer to memory it keeps across calls (a KV cache passed
     // as inputs, cache/kv_cache.h) although the file plans them in its arena: set_input
     // then copies nothing. Ignored for an input whose slot a folded view shares
@@ -241,6 +246,8 @@ class Method {
   virtual size_t arena_bytes() const = 0;
   // Copy instructions that run as views (MethodOptions::copies_as_views).
   virtual size_t copies_as_views() const { return 0; }
+  // Safe-softmax tails run as one kernel (MethodOptions::fuse_safe_softmax).
+  virtual size_t safe_softmax_folds() const { return 0; }
   // Calls so far that shared their work with helper threads and that ran alone, and the
   // thread policy's trials (MethodOptions::adaptive_threads; all zero without helpers).
   struct ThreadCalls {
