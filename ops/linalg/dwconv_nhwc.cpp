@@ -15,25 +15,7 @@
 
 namespace pte::linalg {
 
-namespace {
-
-// Taps of one output pixel that fall inside the image: kernel rows [kh0, kh1) and columns
-// [kw0, kw1) (empty ranges when none).
-struct TapRange {
-  int64_t kh0, kh1, kw0, kw1;
-};
-
-inline int64_t ceil_div_pos(int64_t a, int64_t b) { return a <= 0 ? 0 : (a + b - 1) / b; }
-
-// First k with start + k * d >= 0, and one past the last k with start + k * d < size.
-inline void tap_range(int64_t start, int64_t d, int64_t k, int64_t size, int64_t* k0, int64_t* k1) {
-  *k0 = std::min(k, ceil_div_pos(-start, d));
-  const int64_t last = size - 1 - start;  // start + k * d <= last
-  *k1 = last < 0 ? 0 : std::min(k, last / d + 1);
-  if (*k1 < *k0) *k1 = *k0;
-}
-
-}  // namespace
+using detail::dw_tap_range;
 
 void dwconv_nhwc_f32_scalar(const DwconvNhwc& p, const float* x, const float* w, const float* bias, float* y,
                             int64_t r0, int64_t r1) {
@@ -41,17 +23,17 @@ void dwconv_nhwc_f32_scalar(const DwconvNhwc& p, const float* x, const float* w,
   for (int64_t r = r0; r < r1; ++r) {
     const int64_t n = r / p.OH, oh = r % p.OH;
     const int64_t ih0 = oh * p.sh - p.pad_top;
-    TapRange t;
-    tap_range(ih0, p.dh, p.KH, p.H, &t.kh0, &t.kh1);
+    int64_t kh0, kh1, kw0, kw1;
+    dw_tap_range(ih0, p.dh, p.KH, p.H, &kh0, &kh1);
     for (int64_t ow = 0; ow < p.OW; ++ow) {
       const int64_t iw0 = ow * p.sw - p.pad_left;
-      tap_range(iw0, p.dw, p.KW, p.W, &t.kw0, &t.kw1);
+      dw_tap_range(iw0, p.dw, p.KW, p.W, &kw0, &kw1);
       float* out = y + (r * p.OW + ow) * C;
       for (int64_t c = 0; c < C; ++c) {
         float acc = bias ? bias[c] : 0.0f;
-        for (int64_t kh = t.kh0; kh < t.kh1; ++kh) {
+        for (int64_t kh = kh0; kh < kh1; ++kh) {
           const float* xr = x + ((n * p.H + ih0 + kh * p.dh) * p.W) * C;
-          for (int64_t kw = t.kw0; kw < t.kw1; ++kw)
+          for (int64_t kw = kw0; kw < kw1; ++kw)
             acc += w[(kh * p.KW + kw) * C + c] * xr[(iw0 + kw * p.dw) * C + c];
         }
         out[c] = std::min(std::max(acc, p.out_min), p.out_max);
@@ -70,11 +52,11 @@ void dwconv_nhwc_f32_scalar(const DwconvNhwc& p, const float* x, const float* w,
     const int64_t n = r / p.OH, oh = r % p.OH;                       \
     const int64_t ih0 = oh * p.sh - p.pad_top;                       \
     int64_t kh0, kh1, kw0, kw1;                                      \
-    tap_range(ih0, p.dh, p.KH, p.H, &kh0, &kh1);                     \
+    dw_tap_range(ih0, p.dh, p.KH, p.H, &kh0, &kh1);                     \
     const int64_t xn = (n * p.H + ih0) * p.W * C; /* may be < 0 */   \
     for (int64_t ow = 0; ow < p.OW; ++ow) {                          \
       const int64_t iw0 = ow * p.sw - p.pad_left;                    \
-      tap_range(iw0, p.dw, p.KW, p.W, &kw0, &kw1);                   \
+      dw_tap_range(iw0, p.dw, p.KW, p.W, &kw0, &kw1);                   \
       float* out = y + (r * p.OW + ow) * C;                          \
       const int64_t xp = xn + iw0 * C; /* offsets: in range per tap */ \
       BODY                                                           \

@@ -36,6 +36,18 @@ void dwconv_nhwc_f32_neon(const DwconvNhwc& p, const float* x, const float* w, c
 
 enum class DwconvIsa { Auto, Scalar };
 
+namespace detail {
+// Taps of one window that fall inside the input: the first k with start + k * d >= 0, and
+// one past the last k with start + k * d < size (k0 == k1 when none). Shared by the variants.
+inline void dw_tap_range(int64_t start, int64_t d, int64_t k, int64_t size, int64_t* k0, int64_t* k1) {
+  const int64_t first = start >= 0 ? 0 : (-start + d - 1) / d;
+  *k0 = first < k ? first : k;
+  const int64_t last = size - 1 - start;  // start + k * d <= last
+  *k1 = last < 0 ? 0 : (last / d + 1 < k ? last / d + 1 : k);
+  if (*k1 < *k0) *k1 = *k0;
+}
+}  // namespace detail
+
 // The whole output on the calling thread and up to threads - 1 claim-pool helpers.
 void dwconv_nhwc_f32(int threads, const DwconvNhwc& p, const float* x, const float* w, const float* bias, float* y,
                      DwconvIsa isa = DwconvIsa::Auto);

@@ -15,18 +15,7 @@
 
 namespace pte::linalg {
 
-namespace {
-
-inline int64_t ceil_div_pos(int64_t a, int64_t b) { return a <= 0 ? 0 : (a + b - 1) / b; }
-
-inline void tap_range(int64_t start, int64_t d, int64_t k, int64_t size, int64_t* k0, int64_t* k1) {
-  *k0 = std::min(k, ceil_div_pos(-start, d));
-  const int64_t last = size - 1 - start;
-  *k1 = last < 0 ? 0 : std::min(k, last / d + 1);
-  if (*k1 < *k0) *k1 = *k0;
-}
-
-}  // namespace
+using detail::dw_tap_range;
 
 void dwconv_nhwc_f32_neon(const DwconvNhwc& p, const float* x, const float* w, const float* bias, float* y,
                           int64_t r0, int64_t r1) {
@@ -36,11 +25,11 @@ void dwconv_nhwc_f32_neon(const DwconvNhwc& p, const float* x, const float* w, c
     const int64_t n = r / p.OH, oh = r % p.OH;
     const int64_t ih0 = oh * p.sh - p.pad_top;
     int64_t kh0, kh1, kw0, kw1;
-    tap_range(ih0, p.dh, p.KH, p.H, &kh0, &kh1);
+    dw_tap_range(ih0, p.dh, p.KH, p.H, &kh0, &kh1);
     const int64_t xn = (n * p.H + ih0) * p.W * C;  // offsets (may be < 0): in range per tap
     for (int64_t ow = 0; ow < p.OW; ++ow) {
       const int64_t iw0 = ow * p.sw - p.pad_left;
-      tap_range(iw0, p.dw, p.KW, p.W, &kw0, &kw1);
+      dw_tap_range(iw0, p.dw, p.KW, p.W, &kw0, &kw1);
       float* out = y + (r * p.OW + ow) * C;
       const int64_t xp = xn + iw0 * C;
       int64_t c = 0;
