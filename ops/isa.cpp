@@ -47,6 +47,7 @@ Features detect() {
   f.avx2 = cpuinfo_has_x86_avx2();
   f.fma3 = cpuinfo_has_x86_fma3();
   f.bmi2 = cpuinfo_has_x86_bmi2();
+  f.f16c = cpuinfo_has_x86_f16c();
   f.avx512f = cpuinfo_has_x86_avx512f();
   f.avx512bw = cpuinfo_has_x86_avx512bw();
   f.avx512vl = cpuinfo_has_x86_avx512vl();
@@ -96,7 +97,7 @@ struct Named {
 };
 constexpr Named kNames[] = {
     {&Features::avx, "avx"},           {&Features::avx2, "avx2"},         {&Features::fma3, "fma3"},
-    {&Features::bmi2, "bmi2"},         {&Features::avx512f, "avx512f"},   {&Features::avx512bw, "avx512bw"},
+    {&Features::bmi2, "bmi2"},         {&Features::f16c, "f16c"},         {&Features::avx512f, "avx512f"},   {&Features::avx512bw, "avx512bw"},
     {&Features::avx512vl, "avx512vl"}, {&Features::avx512vnni, "avx512vnni"}, {&Features::avx512bf16, "avx512bf16"},
     {&Features::amx_int8, "amx-int8"}, {&Features::neon, "neon"},         {&Features::dotprod, "dotprod"},
     {&Features::i8mm, "i8mm"},         {&Features::fp16_arith, "fp16"},   {&Features::bf16, "bf16"},

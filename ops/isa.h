@@ -14,7 +14,7 @@ enum class Vendor : uint8_t { Other, Intel, Amd };
 struct Features {
   Vendor vendor = Vendor::Other;  // x86: the first core's vendor (kernels tuned per vendor)
   // x86-64
-  bool avx = false, avx2 = false, fma3 = false, bmi2 = false;
+  bool avx = false, avx2 = false, fma3 = false, bmi2 = false, f16c = false;
   bool avx512f = false, avx512bw = false, avx512vl = false, avx512vnni = false, avx512bf16 = false;
   bool amx_int8 = false;  // AMX-TILE + AMX-INT8 with the OS's permission for the tile state
   // ARM (aarch64; armhf reports neon only, and only with VFPv4's fused multiply-adds)

@@ -129,7 +129,10 @@ bool is_half_convert(const Graph& g, const Node& n);
 // half operands are read through fp32 twins (constants converted once, runtime values by
 // an inserted Convert), half results written to an fp32 temporary and converted back.
 // origin (optional): for every node of the new list, the index of the node it came from.
+// Except: a fully connected node's constant fp16 [N, K] filter (reads_f16_filter) stays
+// fp16, read in place by ops/linalg/gemm_f16w.
 Status widen_half(Graph* g, std::vector<int32_t>* origin);
+bool reads_f16_filter(const Graph& g, const Node& n);
 // Load-time fold (fuse_pad.cpp): an fp32 XNNStaticConstantPad of zeros over H and W whose
 // only reader is a Conv2d / DepthwiseConv2d input becomes that convolution's padding; the
 // pad node is dropped (origin: as for widen_half, kept in step).

@@ -2,13 +2,16 @@
 // kernels: widen_half() rewrites the graph at load so that every half-precision
 // operand of a compute node is read through an fp32 twin (constants converted once,
 // runtime values by an inserted convert node) and every half-precision result is
-// written to an fp32 temporary and converted back (round to nearest even). Data
+// written to an fp32 temporary and converted back (round to nearest even); the one
+// exception is a fully connected node's constant fp16 filter ([N, K]), which stays in
+// the file and is read by ops/linalg/gemm_f16w (half the bytes a decode step reads). Data
 // movement nodes (transpose, reshape, slice, concatenate, copy) stay in half
 // precision: they move bytes. run_convert_half() is that convert. A Convert from fp16 to
 // a quantized type (fp16 models with dynamically quantized linears) reads an fp32 twin too.
 #include <cstring>
 
 #include "interpreter/xnnpack/exec.h"
+#include "ops/linalg/gemm_f16w.h"
 #include "ops/util.h"
 
 namespace pte::xnn {
@@ -31,6 +34,12 @@ float to_f32(DT t, uint16_t h) { return t == DT::F16 ? half_bits_to_float(h) : b
 uint16_t from_f32(DT t, float f) { return t == DT::F16 ? float_to_half_bits(f) : float_to_bf16_bits(f); }
 
 }  // namespace
+
+bool reads_f16_filter(const Graph& g, const Node& n) {
+  if (n.op != Op::FullyConnected || n.nin < 2 || n.in[1] < 0 || (n.flags & kFlagTransposeWeights) != 0) return false;
+  const Value& w = g.values[static_cast<size_t>(n.in[1])];
+  return w.dtype == DT::F16 && w.quant == Quant::None && w.is_constant() && w.dims.n == 2;
+}
 
 bool is_half_convert(const Graph& g, const Node& n) {
   if (n.op != Op::Convert || n.in[0] < 0 || n.out < 0) return false;
@@ -79,6 +88,7 @@ Status widen_half(Graph* g, std::vector<int32_t>* origin) {
     for (int i = 0; i < n.nin; ++i) {
       const int32_t v = n.in[i];
       if (v < 0 || !is_half(g->values[static_cast<size_t>(v)].dtype)) continue;
+      if (i == 1 && reads_f16_filter(*g, n)) continue;  // read in place by the fp16-weight kernels
       if (twin[static_cast<size_t>(v)] < 0) {
         const int32_t t = new_f32(v);
         const Value& src = g->values[static_cast<size_t>(v)];
@@ -128,7 +138,11 @@ bool run_convert_half(State& s, const Node& n) {
   const int64_t cnt = xs.numel();
   const uint8_t* x = s.v(n.in[0]).data;
   uint8_t* y = s.v(n.out).data;
-  if (a == DT::F32) {
+  if (a == DT::F32 && b == DT::F16) {
+    linalg::convert_f32_to_f16(reinterpret_cast<const float*>(x), reinterpret_cast<uint16_t*>(y), cnt);
+  } else if (a == DT::F16 && b == DT::F32) {
+    linalg::convert_f16_to_f32(reinterpret_cast<const uint16_t*>(x), reinterpret_cast<float*>(y), cnt);
+  } else if (a == DT::F32) {
     const float* xf = reinterpret_cast<const float*>(x);
     for (int64_t i = 0; i < cnt; ++i) {
       const uint16_t h = from_f32(b, xf[i]);

@@ -1,9 +1,11 @@
-// pte-run XNNPACK delegate: fully connected (static or runtime fp32 filter) and batch
-// matrix multiply, on the tiled GEMM of ops/linalg (strided views, no copies).
+// pte-run XNNPACK delegate: fully connected (static or runtime fp32 filter, or a constant
+// fp16 filter read in place: ops/linalg/gemm_f16w) and batch matrix multiply, on the
+// tiled GEMM of ops/linalg (strided views, no copies).
 #include <algorithm>
 
 #include "interpreter/xnnpack/exec.h"
 #include "ops/linalg/gemm.h"
+#include "ops/linalg/gemm_f16w.h"
 
 namespace pte::xnn {
 
@@ -17,6 +19,14 @@ Status prepare_fully_connected(const Graph& g, const Node& n, Prepared* p) {
     if (g.values[n.out].dtype != DT::F32) return Status::error("XNNFullyConnected: fp32 FC with a non-fp32 output");
     return Status::ok();
   }
+  if (x.dtype == DT::F32 && w.dtype == DT::F16 && w.is_constant() && (n.flags & kFlagTransposeWeights) == 0) {
+    // fp16 filter read in place (widen_half left it): fp32 bias and output as the fp32 FC
+    if (n.in[2] >= 0 && g.values[n.in[2]].dtype != DT::F32) return Status::error("XNNFullyConnected: fp16-weight FC with a non-fp32 bias");
+    if (g.values[n.out].dtype != DT::F32) return Status::error("XNNFullyConnected: fp16-weight FC with a non-fp32 output");
+    if (static_cast<uint64_t>(w.data_size) / 2 < static_cast<uint64_t>(w.dims.d[0]) * static_cast<uint64_t>(w.dims.d[1]))
+      return Status::error("XNNFullyConnected: the fp16 filter holds " + std::to_string(w.data_size) + " bytes, fewer than its shape");
+    return Status::ok();
+  }
   // quantized combinations are checked (and their weights unpacked) in exec_quant.cpp
   return prepare_fully_connected_quantized(g, n, p);
 }
@@ -27,6 +37,14 @@ Status attach_library_fc(const Graph& g, const Node& n, XnnpackPolicy policy, Pr
   if (n.op != Op::FullyConnected) return Status::ok();
   const Value& x = g.values[static_cast<size_t>(n.in[0])];
   const Value& w = g.values[static_cast<size_t>(n.in[1])];
+  if (x.dtype == DT::F32 && reads_f16_filter(g, n)) {  // ours under every policy: the library's FC takes fp32 filters
+    *candidate = true;
+    path->where = "node";
+    path->op = "XNNFullyConnected";
+    path->n = w.dims.d[0], path->k = w.dims.d[1];
+    path->why = "ours: an fp16 filter read in place (the library would need an fp32 copy)";
+    return Status::ok();
+  }
   if (x.dtype != DT::F32 || w.dtype != DT::F32 || g.values[static_cast<size_t>(n.out)].dtype != DT::F32 || w.dims.n != 2 ||
       !w.is_constant())
     return Status::ok();
@@ -61,7 +79,39 @@ Status attach_library_fc(const Graph& g, const Node& n, XnnpackPolicy policy, Pr
   return Status::ok();
 }
 
+namespace {
+
+// x fp32 against a constant fp16 [N, K] filter (prepare_fully_connected checked it).
+bool run_fully_connected_f16w(State& s, const Node& n) {
+  const Shape xs = s.v(n.in[0]).shape, ws = s.v(n.in[1]).shape;
+  if (xs.n < 1 || ws.n != 2) return s.ctx->fail("XNNFullyConnected: input rank %d, filter rank %d", xs.n, ws.n);
+  const int64_t N = ws.d[0], K = ws.d[1];
+  if (xs.d[xs.n - 1] != K)
+    return s.ctx->fail("XNNFullyConnected: input has %lld features, the filter %lld", (long long)xs.d[xs.n - 1], (long long)K);
+  Shape ys = xs;
+  ys.d[ys.n - 1] = N;
+  if (!s.set_shape(n.out, ys)) return false;
+  const float* bias = n.in[2] >= 0 ? s.ptr<float>(n.in[2]) : nullptr;
+  if (bias && s.v(n.in[2]).shape.numel() != N)
+    return s.ctx->fail("XNNFullyConnected: bias has %lld elements, expected %lld", (long long)s.v(n.in[2]).shape.numel(), (long long)N);
+  const int64_t M = K ? xs.numel() / K : 0;
+  if (M == 0 || N == 0) return true;
+  const int64_t r0 = s.p().last_row_only ? M - 1 : 0;  // MethodOptions::last_row_of_output_only
+  linalg::FcF16w f;
+  f.M = M - r0, f.N = N, f.K = K;
+  f.x = s.ptr<float>(n.in[0]) + r0 * K, f.x_rs = K;
+  f.w = reinterpret_cast<const uint16_t*>(s.v(n.in[1]).data);
+  f.bias = bias;
+  f.y = s.ptr<float>(n.out) + r0 * N, f.y_rs = N;
+  linalg::fc_f16w(s.ctx->claim_threads, f);
+  clamp_output(n, f.y, f.M * N);
+  return true;
+}
+
+}  // namespace
+
 bool run_fully_connected(State& s, const Node& n) {
+  if (s.meta(n.in[0]).dtype == DT::F32 && s.meta(n.in[1]).dtype == DT::F16) return run_fully_connected_f16w(s, n);
   if (s.meta(n.in[0]).dtype != DT::F32 || s.meta(n.in[1]).dtype != DT::F32) return run_fully_connected_quantized(s, n);
   const Shape xs = s.v(n.in[0]).shape, ws = s.v(n.in[1]).shape;
   if (xs.n < 1 || ws.n != 2) return s.ctx->fail("XNNFullyConnected: input rank %d, filter rank %d", xs.n, ws.n);

@@ -1,0 +1,206 @@
+// pte-run linalg: fully connected with fp16 weights (see gemm_f16w.h): the reference,
+// the scalar variant, the row conversions' dispatch and the threaded dispatcher.
+#include "ops/linalg/gemm_f16w.h"
+
+#include <algorithm>
+
+#include "ops/isa.h"
+#include "ops/linalg/claim_pool.h"
+#include "ops/linalg/gemm.h"
+#include "ops/util.h"
+
+namespace pte::linalg {
+
+namespace {
+
+constexpr int64_t kDotsMaxM = 8;       // up to this many rows: dot products (weights read once)
+constexpr int64_t kTileN = 32;         // blocked: columns per tile (the fp32 GEMM's sliver width)
+constexpr int64_t kTileK = 256;        // blocked: K block converted at a time (32 KB on the stack)
+constexpr int64_t kTileM = 256;        // blocked: rows per tile
+constexpr double kMinParallelBytes = 128.0 * 1024;  // dots: below this many weight bytes, one thread
+constexpr double kMinParallelFlops = 2.0e6;
+
+int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+}  // namespace
+
+void f16_to_f32_scalar(const uint16_t* h, float* f, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) f[i] = half_bits_to_float(h[i]);
+}
+void f32_to_f16_scalar(const float* f, uint16_t* h, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) h[i] = float_to_half_bits(f[i]);
+}
+
+F16wIsa f16w_auto_isa() {
+  switch (gemm_auto_isa()) {
+    case GemmIsa::Avx512f: return F16wIsa::Avx512f;  // AVX-512F includes the F16C conversions
+    case GemmIsa::Avx2Fma: return isa::cpu().f16c ? F16wIsa::Avx2F16c : F16wIsa::Scalar;
+#if defined(__aarch64__)
+    case GemmIsa::Neon: return F16wIsa::Neon;
+#endif
+    default: return F16wIsa::Scalar;
+  }
+}
+
+bool f16w_isa_supported(F16wIsa isa) {
+  switch (isa) {
+    case F16wIsa::Auto:
+    case F16wIsa::Scalar: return true;
+#if defined(__x86_64__)
+    case F16wIsa::Avx2F16c: return cpu_has_avx2_fma() && isa::cpu().f16c;
+    case F16wIsa::Avx512f: return cpu_has_avx512f();
+#endif
+#if defined(__aarch64__)
+    case F16wIsa::Neon: return true;
+#endif
+    default: return false;
+  }
+}
+
+void convert_f16_to_f32(const uint16_t* h, float* f, int64_t n) {
+  static const F16wIsa isa = f16w_auto_isa();
+#if defined(__x86_64__)
+  if (isa == F16wIsa::Avx512f || isa == F16wIsa::Avx2F16c) return f16_to_f32_f16c(h, f, n);
+#elif defined(__aarch64__)
+  if (isa == F16wIsa::Neon) return f16_to_f32_neon(h, f, n);
+#endif
+  f16_to_f32_scalar(h, f, n);
+}
+
+void convert_f32_to_f16(const float* f, uint16_t* h, int64_t n) {
+  static const F16wIsa isa = f16w_auto_isa();
+#if defined(__x86_64__)
+  if (isa == F16wIsa::Avx512f || isa == F16wIsa::Avx2F16c) return f32_to_f16_f16c(f, h, n);
+#elif defined(__aarch64__)
+  if (isa == F16wIsa::Neon) return f32_to_f16_neon(f, h, n);
+#endif
+  f32_to_f16_scalar(f, h, n);
+}
+
+void fc_f16w_ref(const FcF16w& p) {
+  for (int64_t m = 0; m < p.M; ++m)
+    for (int64_t n = 0; n < p.N; ++n) {
+      float s = 0.0f;
+      for (int64_t k = 0; k < p.K; ++k) s += p.x[m * p.x_rs + k] * half_bits_to_float(p.w[n * p.K + k]);
+      p.y[m * p.y_rs + n] = p.bias ? s + p.bias[n] : s;
+    }
+}
+
+void f16w_dots_scalar(const FcF16w& p, int64_t n0, int64_t n1) {
+  for (int64_t n = n0; n < n1; ++n) {
+    const uint16_t* w = p.w + n * p.K;
+    for (int64_t m = 0; m < p.M; ++m) {
+      const float* x = p.x + m * p.x_rs;
+      float s = 0.0f;
+      for (int64_t k = 0; k < p.K; ++k) s += x[k] * half_bits_to_float(w[k]);
+      p.y[m * p.y_rs + n] = p.bias ? s + p.bias[n] : s;
+    }
+  }
+}
+
+namespace {
+
+void run_dots(F16wIsa isa, const FcF16w& p, int64_t n0, int64_t n1) {
+  switch (isa) {
+#if defined(__x86_64__)
+    case F16wIsa::Avx512f: return f16w_dots_avx512f(p, n0, n1);
+    case F16wIsa::Avx2F16c: return f16w_dots_avx2(p, n0, n1);
+#endif
+#if defined(__aarch64__)
+    case F16wIsa::Neon: return f16w_dots_neon(p, n0, n1);
+#endif
+    default: return f16w_dots_scalar(p, n0, n1);
+  }
+}
+
+// Rows [m0, m1) x columns [n0, n1) (n1 - n0 <= kTileN): the weight tile converted K block
+// by K block into `buf`, each block multiplied by the fp32 GEMM tile of the same ISA,
+// accumulating into y (which first holds the bias or is overwritten by the first block).
+void run_blocked_tile(F16wIsa isa, const FcF16w& p, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  alignas(64) float buf[kTileN * kTileK];
+  const int64_t nc = n1 - n0;
+  if (p.bias)
+    for (int64_t m = m0; m < m1; ++m) std::copy(p.bias + n0, p.bias + n1, p.y + m * p.y_rs + n0);
+  const int64_t nkb = (p.K + kTileK - 1) / kTileK;
+  const int64_t kb = std::min(kTileK, round_up((p.K + nkb - 1) / nkb, 16));  // equal blocks
+  for (int64_t k0 = 0; k0 < p.K; k0 += kb) {
+    const int64_t kc = std::min(kb, p.K - k0);
+    for (int64_t j = 0; j < nc; ++j) {
+      const uint16_t* src = p.w + (n0 + j) * p.K + k0;
+      float* dst = buf + j * kc;
+      switch (isa) {
+#if defined(__x86_64__)
+        case F16wIsa::Avx512f:
+        case F16wIsa::Avx2F16c: f16_to_f32_f16c(src, dst, kc); break;
+#endif
+#if defined(__aarch64__)
+        case F16wIsa::Neon: f16_to_f32_neon(src, dst, kc); break;
+#endif
+        default: f16_to_f32_scalar(src, dst, kc);
+      }
+    }
+    GemmF32 g;
+    g.M = m1, g.N = nc, g.K = kc;  // rows [m0, m1) of it are computed
+    g.a = p.x + k0, g.a_rs = p.x_rs, g.a_cs = 1;
+    g.b = buf, g.b_rs = 1, g.b_cs = kc;  // B(k, j) = buf[j kc + k]
+    g.c = p.y + n0, g.c_rs = p.y_rs, g.c_cs = 1;
+    g.accumulate = k0 > 0 || p.bias != nullptr;
+    switch (isa) {
+#if defined(__x86_64__)
+      case F16wIsa::Avx512f: gemm_f32_avx512f(g, 0, m0, m1, 0, nc); break;
+      case F16wIsa::Avx2F16c: gemm_f32_avx2_fma(g, 0, m0, m1, 0, nc); break;
+#endif
+#if defined(__aarch64__)
+      case F16wIsa::Neon: gemm_f32_neon(g, 0, m0, m1, 0, nc); break;
+#endif
+      default: gemm_f32_scalar(g, 0, m0, m1, 0, nc);
+    }
+  }
+}
+
+}  // namespace
+
+void fc_f16w(int threads, const FcF16w& p, F16wIsa isa) {
+  if (p.M <= 0 || p.N <= 0) return;
+  if (p.K <= 0) {
+    for (int64_t m = 0; m < p.M; ++m)
+      for (int64_t n = 0; n < p.N; ++n) p.y[m * p.y_rs + n] = p.bias ? p.bias[n] : 0.0f;
+    return;
+  }
+  if (isa == F16wIsa::Auto) isa = f16w_auto_isa();
+  if (p.M <= kDotsMaxM) {
+    // bandwidth-bound: column tiles (multiples of 32, about four per thread) claimed by
+    // the caller and the awake helpers
+    const bool par = threads > 1 && 2.0 * static_cast<double>(p.N) * static_cast<double>(p.K) >= kMinParallelBytes;
+    const int64_t t = par ? threads : 1;
+    const int64_t tn = t > 1 ? std::max<int64_t>(32, round_up((p.N + 4 * t - 1) / (4 * t), 32)) : p.N;
+    struct Job {
+      const FcF16w* p;
+      F16wIsa isa;
+      int64_t tn;
+    } job{&p, isa, tn};
+    auto run = [](void* ctx, int64_t tile) {
+      const Job& j = *static_cast<const Job*>(ctx);
+      const int64_t n0 = tile * j.tn, n1 = std::min(j.p->N, n0 + j.tn);
+      run_dots(j.isa, *j.p, n0, n1);
+    };
+    claim_parallel_for(static_cast<int>(t - 1), (p.N + tn - 1) / tn, run, &job);
+    return;
+  }
+  const double flops = static_cast<double>(p.M) * static_cast<double>(p.N) * static_cast<double>(p.K);
+  const int64_t t = threads > 1 && flops >= kMinParallelFlops ? threads : 1;
+  const int64_t tm = std::min(round_up(p.M, 8), kTileM);
+  struct Job {
+    const FcF16w* p;
+    F16wIsa isa;
+    int64_t tm, mt, nt;
+  } job{&p, isa, tm, (p.M + tm - 1) / tm, (p.N + kTileN - 1) / kTileN};
+  auto run = [](void* ctx, int64_t tile) {
+    const Job& j = *static_cast<const Job*>(ctx);
+    const int64_t i0 = tile / j.nt * j.tm, n0 = tile % j.nt * kTileN;
+    run_blocked_tile(j.isa, *j.p, i0, std::min(j.p->M, i0 + j.tm), n0, std::min(j.p->N, n0 + kTileN));
+  };
+  claim_parallel_for(static_cast<int>(t - 1), job.mt * job.nt, run, &job);
+}
+
+}  // namespace pte::linalg

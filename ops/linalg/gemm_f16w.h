@@ -1,0 +1,57 @@
+// pte-run linalg: a fully connected layer with half-precision weights read in place
+// (the fp16 graphs of the XNNPACK delegate): y = x W^T (+ bias), x and y fp32, W [N, K]
+// IEEE fp16 bits. Widening W to fp32 at load doubles the bytes every decode step reads
+// and the resident weights; here the kernels convert each weight as they read it.
+//
+//   fc_f16w_ref        plain loops: each weight converted, products summed in k order in
+//                      float, then the bias added. The reference.
+//   f16w_dots_*        M <= 8 (decode): each weight row read once for all M rows, two rows
+//                      at a time; scalar, AVX2+F16C, AVX-512F, NEON (aarch64).
+//   blocked            M > 8 (prefill): per column tile and K block, the weights converted
+//                      to fp32 on the stack (32 x 256), then the fp32 GEMM tile of the same
+//                      ISA (gemm.h) accumulates into y.
+//   fc_f16w(threads)   picks the variant and splits columns (and row tiles) over the
+//                      caller and the claim pool's helpers (claim_pool.h).
+//   convert_f16_to_f32 / convert_f32_to_f16   rows of values (F16C, NEON or scalar; round
+//                      to nearest even, as ops/util.h's half_bits_to_float / float_to_half_bits).
+#pragma once
+#include <cstdint>
+
+namespace pte::linalg {
+
+struct FcF16w {
+  int64_t M = 0, N = 0, K = 0;
+  const float* x = nullptr;  // row m at x + m * x_rs, K contiguous values
+  int64_t x_rs = 0;
+  const uint16_t* w = nullptr;  // [N, K], row n at w + n * K
+  const float* bias = nullptr;  // N values, or null
+  float* y = nullptr;           // row m at y + m * y_rs, N contiguous values
+  int64_t y_rs = 0;
+};
+
+enum class F16wIsa { Auto, Scalar, Avx2F16c, Avx512f, Neon };
+// The widest variant this CPU runs (AVX-512F, AVX2+FMA+F16C, NEON on aarch64, scalar);
+// PTE_GEMM_ISA=scalar|avx2 caps it as it caps gemm_auto_isa().
+F16wIsa f16w_auto_isa();
+bool f16w_isa_supported(F16wIsa isa);
+
+void fc_f16w_ref(const FcF16w& p);
+// threads: the caller and threads - 1 helpers. isa: a variant the CPU has (tests), or Auto.
+void fc_f16w(int threads, const FcF16w& p, F16wIsa isa = F16wIsa::Auto);
+
+void convert_f16_to_f32(const uint16_t* h, float* f, int64_t n);
+void convert_f32_to_f16(const float* f, uint16_t* h, int64_t n);
+
+// The per-ISA pieces (fc_f16w's; declared for the tests). Columns [n0, n1), all M rows.
+void f16w_dots_scalar(const FcF16w& p, int64_t n0, int64_t n1);
+void f16w_dots_avx2(const FcF16w& p, int64_t n0, int64_t n1);
+void f16w_dots_avx512f(const FcF16w& p, int64_t n0, int64_t n1);
+void f16w_dots_neon(const FcF16w& p, int64_t n0, int64_t n1);  // aarch64
+void f16_to_f32_scalar(const uint16_t* h, float* f, int64_t n);
+void f32_to_f16_scalar(const float* f, uint16_t* h, int64_t n);
+void f16_to_f32_f16c(const uint16_t* h, float* f, int64_t n);  // x86-64 with F16C
+void f32_to_f16_f16c(const float* f, uint16_t* h, int64_t n);
+void f16_to_f32_neon(const uint16_t* h, float* f, int64_t n);  // aarch64
+void f32_to_f16_neon(const float* f, uint16_t* h, int64_t n);
+
+}  // namespace pte::linalg

@@ -1,0 +1,140 @@
+// gemm_f16w: the reference against a double-precision sum over the widened weights; every
+// ISA variant this CPU runs (dot products for M <= 8, the blocked path above) and the
+// threaded dispatcher against the reference, over shapes around the vector widths, the
+// 32-column tiles and the 256-wide K blocks; the row conversions bit-exact against
+// ops/util.h's scalar ones over every half value and a sweep of floats.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ops/linalg/gemm_f16w.h"
+#include "ops/util.h"
+
+namespace {
+
+using pte::linalg::F16wIsa;
+using pte::linalg::FcF16w;
+
+std::vector<float> seeded(size_t n, uint32_t seed) {
+  std::vector<float> v(n);
+  for (auto& x : v) x = static_cast<float>((seed = seed * 1664525u + 1013904223u) >> 9) * 0x1p-22f - 1.0f;
+  return v;
+}
+
+std::vector<F16wIsa> isas() {
+  std::vector<F16wIsa> v{F16wIsa::Scalar};
+  for (F16wIsa i : {F16wIsa::Avx2F16c, F16wIsa::Avx512f, F16wIsa::Neon})
+    if (pte::linalg::f16w_isa_supported(i)) v.push_back(i);
+  return v;
+}
+const char* name(F16wIsa i) {
+  return i == F16wIsa::Avx512f ? "avx512f" : i == F16wIsa::Avx2F16c ? "avx2-f16c" : i == F16wIsa::Neon ? "neon" : "scalar";
+}
+
+struct Case {
+  int64_t M, N, K;
+  bool bias;
+};
+
+}  // namespace
+
+TEST_CASE("gemm_f16w: the reference against double sums over the widened weights") {
+  const int64_t M = 3, N = 5, K = 37;
+  std::vector<float> x = seeded(M * K, 1), wf = seeded(N * K, 2), b = seeded(N, 3), y(M * N);
+  std::vector<uint16_t> w(wf.size());
+  for (size_t i = 0; i < w.size(); ++i) w[i] = pte::float_to_half_bits(wf[i]);
+  FcF16w p;
+  p.M = M, p.N = N, p.K = K, p.x = x.data(), p.x_rs = K, p.w = w.data(), p.bias = b.data(), p.y = y.data(), p.y_rs = N;
+  pte::linalg::fc_f16w_ref(p);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double s = b[n];
+      for (int64_t k = 0; k < K; ++k) s += double(x[m * K + k]) * double(pte::half_bits_to_float(w[n * K + k]));
+      CHECK(y[m * N + n] == doctest::Approx(s).epsilon(1e-5));
+    }
+}
+
+TEST_CASE("gemm_f16w: every ISA variant and thread count against the reference") {
+  const Case cases[] = {{1, 1, 1, false},     {1, 33, 16, true},    {1, 64, 576, false},  {1, 77, 37, true},
+                        {2, 31, 15, true},     {3, 32, 17, false},   {4, 65, 64, true},    {5, 9, 8, false},
+                        {7, 40, 100, true},    {8, 100, 576, false}, {9, 33, 16, true},    {16, 64, 257, false},
+                        {17, 31, 300, true},   {40, 96, 576, false}, {150, 70, 600, true}, {300, 45, 40, false}};
+  for (const Case& c : cases) {
+    // x rows padded (x_rs > K) and y rows padded (y_rs > N): the strides are honoured
+    const int64_t xrs = c.K + 3, yrs = c.N + 2;
+    std::vector<float> x = seeded(c.M * xrs, 11 + c.K), wf = seeded(c.N * c.K, 12 + c.N), b = seeded(c.N, 13);
+    std::vector<uint16_t> w(wf.size());
+    for (size_t i = 0; i < w.size(); ++i) w[i] = pte::float_to_half_bits(wf[i]);
+    std::vector<float> ref(c.M * yrs, 7.0f);
+    FcF16w p;
+    p.M = c.M, p.N = c.N, p.K = c.K, p.x = x.data(), p.x_rs = xrs, p.w = w.data(), p.bias = c.bias ? b.data() : nullptr,
+    p.y = ref.data(), p.y_rs = yrs;
+    pte::linalg::fc_f16w_ref(p);
+    for (F16wIsa isa : isas())
+      for (int threads : {1, 2}) {
+        INFO("M ", c.M, " N ", c.N, " K ", c.K, " bias ", c.bias, " threads ", threads);
+        INFO("isa ", name(isa));
+        std::vector<float> y(c.M * yrs, 7.0f);
+        FcF16w q = p;
+        q.y = y.data();
+        pte::linalg::fc_f16w(threads, q, isa);
+        double err = 0, mag = 0;
+        for (int64_t m = 0; m < c.M; ++m) {
+          for (int64_t n = 0; n < c.N; ++n) {
+            err = std::max(err, std::fabs(double(y[m * yrs + n]) - ref[m * yrs + n]));
+            mag = std::max(mag, std::fabs(double(ref[m * yrs + n])));
+          }
+          for (int64_t n = c.N; n < yrs; ++n) CHECK(y[m * yrs + n] == 7.0f);  // padding untouched
+        }
+        CHECK(err <= 2e-6 * (mag + 1.0) * std::sqrt(double(c.K)));
+      }
+  }
+}
+
+TEST_CASE("gemm_f16w: K == 0 gives the bias (or zeros)") {
+  std::vector<float> b{1.5f, -2.0f}, y(4, 9.0f);
+  FcF16w p;
+  p.M = 2, p.N = 2, p.K = 0, p.bias = b.data(), p.y = y.data(), p.y_rs = 2;
+  pte::linalg::fc_f16w(2, p);
+  CHECK(y == std::vector<float>{1.5f, -2.0f, 1.5f, -2.0f});
+  p.bias = nullptr;
+  pte::linalg::fc_f16w(1, p);
+  CHECK(y == std::vector<float>{0, 0, 0, 0});
+}
+
+TEST_CASE("gemm_f16w: row conversions equal the scalar ones") {
+  // every half value through fp16 -> fp32 (NaNs: NaN in both)
+  std::vector<uint16_t> all(65536);
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<uint16_t>(i);
+  std::vector<float> got(all.size() + 5);
+  pte::linalg::convert_f16_to_f32(all.data(), got.data(), static_cast<int64_t>(all.size()));
+  int bad = 0;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const float want = pte::half_bits_to_float(all[i]);
+    if (std::isnan(want) ? !std::isnan(got[i]) : std::memcmp(&want, &got[i], 4) != 0) ++bad;
+  }
+  CHECK(bad == 0);
+  // fp32 -> fp16 over a sweep of bit patterns (every exponent, ties, subnormals, overflow)
+  std::vector<float> f;
+  for (uint32_t e = 0; e < 256; ++e)
+    for (uint32_t m : {0u, 1u, 0xFFFu, 0x1000u, 0x1001u, 0x2000u, 0x3000u, 0x7FFFFFu, 0x400000u, 0x12345u})
+      for (uint32_t s : {0u, 0x80000000u}) {
+        const uint32_t bits = s | (e << 23) | m;
+        float v;
+        std::memcpy(&v, &bits, 4);
+        f.push_back(v);
+      }
+  for (float v : {65504.0f, 65519.99f, 65520.0f, 1e9f, 5.96e-8f, 2.98e-8f, 2.99e-8f}) f.push_back(v);
+  std::vector<uint16_t> h(f.size());
+  pte::linalg::convert_f32_to_f16(f.data(), h.data(), static_cast<int64_t>(f.size()));
+  bad = 0;
+  for (size_t i = 0; i < f.size(); ++i) {
+    const uint16_t want = pte::float_to_half_bits(f[i]);
+    const bool nan = (want & 0x7C00u) == 0x7C00u && (want & 0x3FFu);
+    if (nan ? !((h[i] & 0x7C00u) == 0x7C00u && (h[i] & 0x3FFu)) : h[i] != want) ++bad;
+  }
+  CHECK(bad == 0);
+}

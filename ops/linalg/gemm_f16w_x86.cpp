@@ -1,0 +1,136 @@
+// pte-run linalg: fp16-weight fully connected, x86-64 (see gemm_f16w.h): the M <= 8 dot
+// products with AVX2+FMA+F16C (8 weights a step) and AVX-512F (16), and the F16C row
+// conversions. vcvtph2ps is exact, so each variant differs from the scalar reference only
+// by its fused multiply-adds and its summation order (lanes, then a reduction).
+#if defined(__x86_64__)
+// GCC 12: false -Wmaybe-uninitialized in its own avx512fintrin.h (_mm512_undefined_*).
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+
+#include "ops/linalg/gemm_f16w.h"
+#include "ops/util.h"
+
+#define PTE_F16C __attribute__((target("avx2,fma,f16c")))
+#define PTE_F16W512 __attribute__((target("avx512f,avx2,fma,f16c")))
+
+namespace pte::linalg {
+
+namespace {
+
+PTE_F16C inline float hsum256(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+// Scalar K tail (K not a multiple of the vector width) of row m against weight row w.
+inline float tail_dot(const float* x, const uint16_t* w, int64_t k0, int64_t K) {
+  float s = 0.0f;
+  for (int64_t k = k0; k < K; ++k) s += x[k] * half_bits_to_float(w[k]);
+  return s;
+}
+
+// R weight rows at a time (R independent streams), all M activation rows per weight load.
+template <int M, int R>
+PTE_F16W512 void dots512(const FcF16w& p, int64_t n0, int64_t n1) {
+  const int64_t K = p.K, kv = K / 16 * 16;
+  for (int64_t n = n0; n < n1; n += R) {
+    const int rows = n1 - n < R ? static_cast<int>(n1 - n) : R;
+    const uint16_t* w[R];
+    for (int r = 0; r < R; ++r) w[r] = p.w + (n + (r < rows ? r : 0)) * K;  // spare rows re-read row n
+    __m512 acc[M][R];
+    for (int i = 0; i < M; ++i)
+      for (int r = 0; r < R; ++r) acc[i][r] = _mm512_setzero_ps();
+    for (int64_t k = 0; k < kv; k += 16) {
+      __m512 wv[R];
+      for (int r = 0; r < R; ++r) wv[r] = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[r] + k)));
+      for (int i = 0; i < M; ++i) {
+        const __m512 xv = _mm512_loadu_ps(p.x + i * p.x_rs + k);
+        for (int r = 0; r < R; ++r) acc[i][r] = _mm512_fmadd_ps(xv, wv[r], acc[i][r]);
+      }
+    }
+    for (int i = 0; i < M; ++i)
+      for (int r = 0; r < rows; ++r) {
+        const float s = _mm512_reduce_add_ps(acc[i][r]) + tail_dot(p.x + i * p.x_rs, w[r], kv, K);
+        p.y[i * p.y_rs + n + r] = p.bias ? s + p.bias[n + r] : s;
+      }
+  }
+}
+
+template <int M, int R>
+PTE_F16C void dots256(const FcF16w& p, int64_t n0, int64_t n1) {
+  const int64_t K = p.K, kv = K / 8 * 8;
+  for (int64_t n = n0; n < n1; n += R) {
+    const int rows = n1 - n < R ? static_cast<int>(n1 - n) : R;
+    const uint16_t* w[R];
+    for (int r = 0; r < R; ++r) w[r] = p.w + (n + (r < rows ? r : 0)) * K;
+    __m256 acc[M][R];
+    for (int i = 0; i < M; ++i)
+      for (int r = 0; r < R; ++r) acc[i][r] = _mm256_setzero_ps();
+    for (int64_t k = 0; k < kv; k += 8) {
+      __m256 wv[R];
+      for (int r = 0; r < R; ++r) wv[r] = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w[r] + k)));
+      for (int i = 0; i < M; ++i) {
+        const __m256 xv = _mm256_loadu_ps(p.x + i * p.x_rs + k);
+        for (int r = 0; r < R; ++r) acc[i][r] = _mm256_fmadd_ps(xv, wv[r], acc[i][r]);
+      }
+    }
+    for (int i = 0; i < M; ++i)
+      for (int r = 0; r < rows; ++r) {
+        const float s = hsum256(acc[i][r]) + tail_dot(p.x + i * p.x_rs, w[r], kv, K);
+        p.y[i * p.y_rs + n + r] = p.bias ? s + p.bias[n + r] : s;
+      }
+  }
+}
+
+}  // namespace
+
+// Four weight rows in flight for one or two activation rows (decode: latency- and
+// bandwidth-bound), fewer for more (registers: M x R accumulators).
+void f16w_dots_avx512f(const FcF16w& p, int64_t n0, int64_t n1) {
+  switch (p.M) {
+    case 1: return dots512<1, 4>(p, n0, n1);
+    case 2: return dots512<2, 4>(p, n0, n1);
+    case 3: return dots512<3, 2>(p, n0, n1);
+    case 4: return dots512<4, 2>(p, n0, n1);
+    case 5: return dots512<5, 2>(p, n0, n1);
+    case 6: return dots512<6, 2>(p, n0, n1);
+    case 7: return dots512<7, 2>(p, n0, n1);
+    case 8: return dots512<8, 2>(p, n0, n1);
+    default: return f16w_dots_scalar(p, n0, n1);
+  }
+}
+
+void f16w_dots_avx2(const FcF16w& p, int64_t n0, int64_t n1) {
+  switch (p.M) {
+    case 1: return dots256<1, 4>(p, n0, n1);
+    case 2: return dots256<2, 4>(p, n0, n1);
+    case 3: return dots256<3, 2>(p, n0, n1);
+    case 4: return dots256<4, 2>(p, n0, n1);
+    case 5: return dots256<5, 2>(p, n0, n1);
+    case 6: return dots256<6, 2>(p, n0, n1);
+    case 7: return dots256<7, 1>(p, n0, n1);
+    case 8: return dots256<8, 1>(p, n0, n1);
+    default: return f16w_dots_scalar(p, n0, n1);
+  }
+}
+
+PTE_F16C void f16_to_f32_f16c(const uint16_t* h, float* f, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(f + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h + i))));
+  for (; i < n; ++i) f[i] = half_bits_to_float(h[i]);
+}
+
+PTE_F16C void f32_to_f16_f16c(const float* f, uint16_t* h, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(h + i),
+                     _mm256_cvtps_ph(_mm256_loadu_ps(f + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  for (; i < n; ++i) h[i] = float_to_half_bits(f[i]);
+}
+
+}  // namespace pte::linalg
+#endif  // defined(__x86_64__)
