@@ -40,7 +40,7 @@ SCALED_DIR = os.environ.get("SCALED_DIR", os.path.join(ROOT, "models", "scaled")
 # (name, .pte file, GGUF type of the llama.cpp peer); Q8_0 has no .pte counterpart here
 # (llama.cpp alone, for reference)
 PAIRS = [("8da4w", "smollm2_xnnpack_8da4w.pte", "Q4_1"), ("fp32", "smollm2_xnnpack.pte", "F32"),
-         ("q8_0", None, "Q8_0")]
+         ("fp16", "smollm2_xnnpack_fp16.pte", "F16"), ("q8_0", None, "Q8_0")]
 
 
 def scaled_model(key, label, gguf_name):

@@ -10,7 +10,7 @@
 #                git-ignored)
 #   SMOLLM2_DIR  the SmolLM2 folder (default models/smollm2): reads gguf/*Q4_1.gguf
 #   GGUF_OUT     where the requantised GGUFs go (default PEERS_DIR/gguf):
-#                SmolLM2-135M-Instruct.{Q8_0,F32}.gguf
+#                SmolLM2-135M-Instruct.{Q8_0,F32,F16}.gguf
 #   VENV         the Python environment whose pip downloads the sdist (default .venv)
 #   JOBS         parallel compile jobs (default 2)
 # Prints the three binaries' folder and the llama.cpp version at the end.
@@ -65,7 +65,7 @@ if [[ -z $Q4 ]]; then
 else
   mkdir -p "$GGUF_OUT"
   base=$GGUF_OUT/$(basename "${Q4%.Q4_1.gguf}")
-  for type in Q8_0 F32; do
+  for type in Q8_0 F32 F16; do
     out=$base.$type.gguf
     [[ -s $out ]] && continue
     echo "llama_cpp.sh: $type from $(basename "$Q4") (llama-quantize --allow-requantize)"

@@ -2,6 +2,7 @@
 #include "ops/elementwise/elementwise.h"
 
 #include "ops/linalg/claim_pool.h"
+#include "ops/linalg/gemm_f16w.h"
 
 
 #include <cstdio>
@@ -276,6 +277,34 @@ void raw_copy(KernelContext& ctx, const Plan& plan, void* dst, const void* src) 
   RawCopyJob<E> job{&plan, static_cast<char*>(dst), static_cast<const char*>(src)};
   parallel_for(ctx, plan.numel, &job, &RawCopyJob<E>::run);
 }
+
+// fp16 <-> fp32 casts (an fp16 program's casts around its fp32 islands, whole KV caches
+// among them): dense rows take the F16C / NEON row conversions of ops/linalg/gemm_f16w.h
+// (round to nearest even, as Half's), strided rows the scalar ones.
+struct HalfCastJob {
+  const Plan* plan;
+  char* dst;
+  const char* src;
+  bool to_half;
+  static void run(void* self, int64_t b, int64_t e) { static_cast<HalfCastJob*>(self)->range(b, e); }
+  void range(int64_t begin, int64_t end) {
+    const int last = plan->ndim - 1;
+    const int64_t so = plan->strides[0][last], si = plan->strides[1][last];
+    for_each_row(*plan, begin, end, [&](const int64_t* off, int64_t n) {
+      if (to_half) {
+        uint16_t* d = reinterpret_cast<uint16_t*>(dst) + off[0];
+        const float* s = reinterpret_cast<const float*>(src) + off[1];
+        if (so == 1 && si == 1) return linalg::convert_f32_to_f16(s, d, n);
+        for (int64_t i = 0; i < n; ++i) d[i * so] = float_to_half_bits(s[i * si]);
+      } else {
+        float* d = reinterpret_cast<float*>(dst) + off[0];
+        const uint16_t* s = reinterpret_cast<const uint16_t*>(src) + off[1];
+        if (so == 1 && si == 1) return linalg::convert_f16_to_f32(s, d, n);
+        for (int64_t i = 0; i < n; ++i) d[i * so] = half_bits_to_float(s[i * si]);
+      }
+    });
+  }
+};
 }  // namespace
 
 bool copy_into(KernelContext& ctx, Tensor& out, const Operand& src) {
@@ -296,6 +325,18 @@ bool copy_into(KernelContext& ctx, Tensor& out, const Operand& src) {
       case 4: raw_copy<uint32_t>(ctx, plan, out.data, src.data); return true;
       case 8: raw_copy<uint64_t>(ctx, plan, out.data, src.data); return true;
       default: return ctx.fail("unsupported dtype %s", dtype_name(out.dtype));
+    }
+  }
+  if ((src.dtype == DType::Half && out.dtype == DType::Float) || (src.dtype == DType::Float && out.dtype == DType::Half)) {
+    Plan plan;
+    make_plan(plan, out, in, 1);
+    if (plan.numel == 0) return true;
+    if (!out.data) return ctx.fail("output tensor has no memory");
+    if (!src.data) return ctx.fail("input has no data");
+    if (out.data != src.data) {  // (in place through another dtype: the general map below)
+      HalfCastJob job{&plan, static_cast<char*>(out.data), static_cast<const char*>(src.data), out.dtype == DType::Half};
+      parallel_for(ctx, plan.numel, &job, &HalfCastJob::run);
+      return true;
     }
   }
   switch (out.dtype) {

@@ -68,3 +68,33 @@ TEST_CASE("_clone_dim_order.out: int8 channels-last (KWS model), dtype must matc
   CHECK_FALSE(h.call("dim_order_ops::_clone_dim_order.out", {x, h.b(false), h.none(), of}));
   CHECK(h.message == "_clone_dim_order: output dtype float32 differs from input dtype int8");
 }
+
+TEST_CASE("_to_copy.out: f16 <-> f32 over dense rows (vector conversions) and in another dim order, as the scalar casts") {
+  Harness h;
+  // 3 x 37 values: dense rows of 111 (8-wide vectors and a tail), and a channels-last output
+  std::vector<float> f(2 * 3 * 37);
+  for (size_t i = 0; i < f.size(); ++i) f[i] = (static_cast<float>(i) - 100.0f) * 0.37f + (i % 7 == 0 ? 70000.0f : 0.0f);
+  std::vector<double> want_h, want_f;
+  for (float v : f) want_h.push_back(half_bits_to_float(float_to_half_bits(v)));  // 70000 rounds to inf
+  EValue* x = h.tensor<float>({2, 3, 37}, f);
+  EValue* oh = h.out<Half>({2, 3, 37});
+  REQUIRE(h.call("aten::_to_copy.out", {x, h.b(false), h.none(), oh}));
+  const std::vector<Half> got_h = Harness::values<Half>(oh);
+  REQUIRE(got_h.size() == want_h.size());
+  for (size_t i = 0; i < got_h.size(); ++i) CHECK(static_cast<float>(got_h[i]) == want_h[i]);
+  // back to fp32: exact
+  EValue* of = h.out<float>({2, 3, 37});
+  REQUIRE(h.call("aten::_to_copy.out", {oh, h.b(false), h.none(), of}));
+  const std::vector<float> got_f = Harness::values<float>(of);
+  for (size_t i = 0; i < got_f.size(); ++i) CHECK(got_f[i] == want_h[i]);
+  // a permuted output (dim order 0, 2, 1): strided rows take the scalar casts, same values
+  EValue* perm = h.tensor<float>({2, 3, 37}, std::vector<float>(f.size()), Dynamism::Static, {0, 2, 1});
+  REQUIRE(h.call("dim_order_ops::_to_dim_order_copy.out", {oh, h.b(false), h.ints({0, 2, 1}), perm}));
+  const float* p = static_cast<const float*>(perm->t->data);  // physical order [2][37][3]
+  int bad = 0;
+  for (int64_t a = 0; a < 2; ++a)
+    for (int64_t b = 0; b < 3; ++b)
+      for (int64_t c = 0; c < 37; ++c)
+        if (p[a * 111 + c * 3 + b] != want_h[static_cast<size_t>(a * 111 + b * 37 + c)]) ++bad;
+  CHECK(bad == 0);
+}

@@ -60,6 +60,63 @@ PTE_F16W512 void dots512(const FcF16w& p, int64_t n0, int64_t n1) {
   }
 }
 
+// One weight row at a time in one sequential stream, four chains along k (the M <= 2
+// decode form: on the Zen 4 VM several row streams at once read 7-10 GB/s on one thread,
+// one stream ~19 GB/s).
+template <int M>
+PTE_F16W512 void rows512(const FcF16w& p, int64_t n0, int64_t n1) {
+  const int64_t K = p.K, k64 = K / 64 * 64, kv = K / 16 * 16;
+  for (int64_t n = n0; n < n1; ++n) {
+    const uint16_t* w = p.w + n * K;
+    __m512 acc[M][4];
+    for (int i = 0; i < M; ++i)
+      for (int c = 0; c < 4; ++c) acc[i][c] = _mm512_setzero_ps();
+    int64_t k = 0;
+    for (; k < k64; k += 64) {
+      __m512 wv[4];
+      for (int c = 0; c < 4; ++c) wv[c] = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + k + 16 * c)));
+      for (int i = 0; i < M; ++i)
+        for (int c = 0; c < 4; ++c) acc[i][c] = _mm512_fmadd_ps(_mm512_loadu_ps(p.x + i * p.x_rs + k + 16 * c), wv[c], acc[i][c]);
+    }
+    for (; k < kv; k += 16) {
+      const __m512 wv = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + k)));
+      for (int i = 0; i < M; ++i) acc[i][0] = _mm512_fmadd_ps(_mm512_loadu_ps(p.x + i * p.x_rs + k), wv, acc[i][0]);
+    }
+    for (int i = 0; i < M; ++i) {
+      const __m512 a = _mm512_add_ps(_mm512_add_ps(acc[i][0], acc[i][1]), _mm512_add_ps(acc[i][2], acc[i][3]));
+      const float s = _mm512_reduce_add_ps(a) + tail_dot(p.x + i * p.x_rs, w, kv, K);
+      p.y[i * p.y_rs + n] = p.bias ? s + p.bias[n] : s;
+    }
+  }
+}
+
+template <int M>
+PTE_F16C void rows256(const FcF16w& p, int64_t n0, int64_t n1) {
+  const int64_t K = p.K, k32 = K / 32 * 32, kv = K / 8 * 8;
+  for (int64_t n = n0; n < n1; ++n) {
+    const uint16_t* w = p.w + n * K;
+    __m256 acc[M][4];
+    for (int i = 0; i < M; ++i)
+      for (int c = 0; c < 4; ++c) acc[i][c] = _mm256_setzero_ps();
+    int64_t k = 0;
+    for (; k < k32; k += 32) {
+      __m256 wv[4];
+      for (int c = 0; c < 4; ++c) wv[c] = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + k + 8 * c)));
+      for (int i = 0; i < M; ++i)
+        for (int c = 0; c < 4; ++c) acc[i][c] = _mm256_fmadd_ps(_mm256_loadu_ps(p.x + i * p.x_rs + k + 8 * c), wv[c], acc[i][c]);
+    }
+    for (; k < kv; k += 8) {
+      const __m256 wv = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + k)));
+      for (int i = 0; i < M; ++i) acc[i][0] = _mm256_fmadd_ps(_mm256_loadu_ps(p.x + i * p.x_rs + k), wv, acc[i][0]);
+    }
+    for (int i = 0; i < M; ++i) {
+      const __m256 a = _mm256_add_ps(_mm256_add_ps(acc[i][0], acc[i][1]), _mm256_add_ps(acc[i][2], acc[i][3]));
+      const float s = hsum256(a) + tail_dot(p.x + i * p.x_rs, w, kv, K);
+      p.y[i * p.y_rs + n] = p.bias ? s + p.bias[n] : s;
+    }
+  }
+}
+
 template <int M, int R>
 PTE_F16C void dots256(const FcF16w& p, int64_t n0, int64_t n1) {
   const int64_t K = p.K, kv = K / 8 * 8;
@@ -88,12 +145,12 @@ PTE_F16C void dots256(const FcF16w& p, int64_t n0, int64_t n1) {
 
 }  // namespace
 
-// Four weight rows in flight for one or two activation rows (decode: latency- and
-// bandwidth-bound), fewer for more (registers: M x R accumulators).
+// One or two activation rows (decode): one weight row at a time (rows512 / rows256);
+// more: R weight rows at a time, each read once for all M rows.
 void f16w_dots_avx512f(const FcF16w& p, int64_t n0, int64_t n1) {
   switch (p.M) {
-    case 1: return dots512<1, 4>(p, n0, n1);
-    case 2: return dots512<2, 4>(p, n0, n1);
+    case 1: return rows512<1>(p, n0, n1);
+    case 2: return rows512<2>(p, n0, n1);
     case 3: return dots512<3, 2>(p, n0, n1);
     case 4: return dots512<4, 2>(p, n0, n1);
     case 5: return dots512<5, 2>(p, n0, n1);
@@ -106,8 +163,8 @@ void f16w_dots_avx512f(const FcF16w& p, int64_t n0, int64_t n1) {
 
 void f16w_dots_avx2(const FcF16w& p, int64_t n0, int64_t n1) {
   switch (p.M) {
-    case 1: return dots256<1, 4>(p, n0, n1);
-    case 2: return dots256<2, 4>(p, n0, n1);
+    case 1: return rows256<1>(p, n0, n1);
+    case 2: return rows256<2>(p, n0, n1);
     case 3: return dots256<3, 2>(p, n0, n1);
     case 4: return dots256<4, 2>(p, n0, n1);
     case 5: return dots256<5, 2>(p, n0, n1);
