@@ -11,7 +11,8 @@ Qwen3-0.6B and Llama-3.2-1B at their real sizes with random weights (bench/make_
               bench/peers/llama_cpp.sh from the llama.cpp source in llama-cpp-python's sdist
 
 on the same weights: the 8da4w .pte against the Q4_1 GGUF it was made from, the fp32
-XNNPACK .pte against the F32 GGUF (llama-quantize's dequantisation of the Q4_1 one).
+XNNPACK .pte against the F32 GGUF (llama-quantize's dequantisation of the Q4_1 one), the
+fp16 XNNPACK .pte (SmolLM2 only: make_smollm2's smollm2_xnnpack_fp16) against the F16 GGUF.
 Each runtime runs at 1 and at 2 threads; the report takes, per row, the better of the two.
 Repetitions alternate the runtimes' order. For the fp32 programs the report also gives the
 bandwidth limit of decode (bytes read per token / the bandwidth `pte-bench stream`
@@ -304,7 +305,10 @@ def run(args, log, raw_dir, program_info, et_tokenizer, gathered_bytes=None, str
         if model == "smollm2":
             out["prompt_tokens"] = {str(L): p["tokens"] for L, p in prompts.items()}
         et_tok = et_tokenizer(tok)
+        only_variants = [x for x in (getattr(args, "llm3_variants", "") or "").split(",") if x]
         for name, fname, qtype in spec["pairs"]:
+            if only_variants and name not in only_variants:
+                continue
             pte, gguf = find_pte(fname, model), find_gguf(qtype, model)
             key = name if model == "smollm2" else f"{model}/{name}"
             if not pte and not gguf:

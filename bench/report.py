@@ -539,8 +539,9 @@ def write_llm3(md, res, outdir):
                 ax.grid(True, alpha=0.3)
                 ax.legend(fontsize=8)
                 fig.tight_layout()
-                png = (f"llm3_decode_vs_context_{mode}.png" if model == "smollm2"
-                       else f"llm3_{model}_decode_vs_context_{mode}.png")
+                only = key.split(":", 1)[1].replace(",", "-") if ":" in key else ""  # --llm3-variants runs
+                png = (f"llm3_decode_vs_context_{mode}.png" if model == "smollm2" and not only
+                       else f"llm3_{model}{'-' + only if only else ''}_decode_vs_context_{mode}.png")
                 fig.savefig(os.path.join(outdir, png), dpi=110)
                 plt.close(fig)
                 md.append(f"![{mlabel} decode tokens/s vs context, {title}]({png})\n")

@@ -323,6 +323,9 @@ def main():
     ap.add_argument("--llm3-threads", default="1,2", help="llm3: thread counts each runtime tries")
     ap.add_argument("--llm3-models", default="smollm2",
                     help="llm3: models, of smollm2,qwen3-0.6b,llama-3.2-1b (the last two: bench/make_scaled.py)")
+    ap.add_argument("--llm3-variants", default="",
+                    help="llm3: only these pairs, of 8da4w,fp32,fp16,q8_0 (default all; a filtered run is "
+                         "kept under its own key, e.g. idle/smollm2:fp16, beside the full one)")
     ap.add_argument("--llm3-max-ctx", type=int, default=0,
                     help="llm3: leave out decode contexts and prefills longer than this (a shorter smoke run)")
     args = ap.parse_args()
@@ -434,8 +437,8 @@ def main():
         mode = "loaded" if args.background_load else "idle"
         # SmolLM2 alone keeps the keys "idle" / "loaded"; another set of models gets its own
         # entry ("idle/qwen3-0.6b,llama-3.2-1b"), so --merge keeps the SmolLM2 tables
-        if args.llm3_models != "smollm2":
-            mode += "/" + args.llm3_models
+        if args.llm3_models != "smollm2" or args.llm3_variants:
+            mode += "/" + args.llm3_models + (":" + args.llm3_variants if args.llm3_variants else "")
         try:
             out["llm3"] = {mode: llm3.run(args, log, RAW, program_info, et_tokenizer,
                                           gathered_bytes=gathered_bytes, stream_near=stream_near)}

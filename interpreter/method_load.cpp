@@ -80,6 +80,7 @@ Status MethodImpl::load(const LoadedProgram& program, int plan_index, const Prog
   if (options.copies_as_views) L.fold_copy_views();
 #if PTE_LLM_PASSES
   if (options.last_row_of_output_only) L.last_row_logits();
+  if (options.bound_cache_casts && L.cast_cache_prefix() > 0) L.analyze_access();  // the bounded casts read start_pos and the query
 #endif
   PTE_TRY(L.attach_library_matmuls());
 

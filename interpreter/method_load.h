@@ -5,7 +5,8 @@
 //   prepare    prepare_kernels: each kernel's load-time check and specialisation
 //              (method_prepare.cpp; ops/kernel.h KernelPrepareFn)
 //   memory     plan_memory, unplan_inputs, check_writes_and_data (method_memory.cpp)
-//   passes     find_state, fold_constant_permutes, fold_safe_softmax, fold_copy_views, last_row_logits
+//   passes     find_state, fold_constant_permutes, fold_safe_softmax, fold_copy_views, last_row_logits,
+//              cast_cache_prefix
 //              (passes/, one file each; they see the checked instructions and the plan).
 //              After plan_memory, analyze_access computes the analysis of which
 //              instruction reads and writes each value (passes/value_access.h) that
@@ -109,6 +110,7 @@ struct MethodImpl::Load {
                            Range range_of, Touches touches, Views planned_views, LastReader last_reader,
                            ReadAfter read_after, Move move_views);
   void last_row_logits();
+  size_t cast_cache_prefix();  // the number of whole-cache casts bounded to the positions read
 
   // backends and threads (method_backends.cpp, method_load.cpp)
   bool small_method() const;

@@ -15,8 +15,8 @@
 #include "ops/kernel.h"
 #include "ops/prim/safe_softmax_rows.h"
 #include "pte/program.h"
+#include "tests/fixture_steps.h"
 #include "util/host_tensor.h"
-#include "util/npy.h"
 
 namespace {
 
@@ -25,49 +25,12 @@ struct Run {
   std::vector<std::vector<pte::util::HostTensor>> outputs;  // [step][output]
 };
 
-// Steps of input files: input_<step>_<k>.npy, or the single input `single` when given.
 Run run_program(const std::string& dir, const std::string& file, const std::string& single, bool fuse) {
-  Run r;
-  std::unique_ptr<pte::Program> prog;
-  REQUIRE(pte::Program::open_file(dir + file, {}, &prog).is_ok());
   pte::Program::MethodOptions mo;
   mo.num_threads = 1;
   mo.fuse_safe_softmax = fuse;
-  std::unique_ptr<pte::Method> m;
-  REQUIRE(prog->load_method("forward", mo, &m).is_ok());
-  r.folds = m->safe_softmax_folds();
-  for (int step = 0;; ++step) {
-    std::vector<std::string> files;
-    if (!single.empty()) {
-      if (step > 0) break;
-      files.push_back(dir + single);
-    } else {
-      for (int k = 0;; ++k) {
-        const std::string p = dir + "input_" + std::to_string(step) + "_" + std::to_string(k) + ".npy";
-        if (!std::filesystem::exists(p)) break;
-        files.push_back(p);
-      }
-      if (files.empty()) break;
-    }
-    std::vector<pte::util::HostValue> in;
-    for (const std::string& p : files) {
-      in.emplace_back();
-      in.back().tag = pte::Tag::Tensor;
-      REQUIRE(pte::util::npy_read(p, &in.back().tensor).is_ok());
-      // an image fixture's pixel values are stored without their batch dim
-      if (!single.empty() && in.back().tensor.shape.size() == 3) in.back().tensor.shape.insert(in.back().tensor.shape.begin(), 1);
-    }
-    std::vector<pte::util::BoundInput> bound;
-    REQUIRE(pte::util::set_inputs(*m, in, &bound).is_ok());
-    REQUIRE(m->execute().is_ok());
-    r.outputs.emplace_back();
-    for (size_t o = 0; o < m->num_outputs(); ++o) {
-      pte::util::HostTensor t;
-      if (m->output(o).tag == pte::Tag::Tensor) REQUIRE(pte::util::host_from_tensor(*m->output(o).t, &t).is_ok());
-      r.outputs.back().push_back(std::move(t));
-    }
-  }
-  return r;
+  pte::test::FixtureRun f = pte::test::run_fixture_steps(dir, file, single, mo);
+  return Run{f.method->safe_softmax_folds(), std::move(f.outputs)};
 }
 
 pte::Tensor f32_tensor(float* data, int64_t a, int64_t b, int64_t c) {
