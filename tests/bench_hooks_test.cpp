@@ -2,12 +2,14 @@
 // folding of permute_copy(constant weight) into a strided view (zero-copy weights).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "ops/util.h"
 #include "pte/program.h"
 #include "util/host_tensor.h"
 #include "util/npy.h"
@@ -134,4 +136,43 @@ TEST_CASE("last_row_of_output_only: the last position's logits match, earlier ro
   }
   CHECK(last < 1e-4);
   CHECK(first > 1e-3);  // row 0 was not computed: the substitution took effect
+}
+
+TEST_CASE("last_row_of_output_only: an fp16 graph's logits (FC, then a Convert to fp16) are skipped but the last row") {
+  const std::string dir = "fixtures/data/tiny_llama_f16_custom_xnnpack/";
+  std::unique_ptr<pte::Program> prog;
+  REQUIRE(pte::Program::open_file(dir + "model.pte", {}, &prog).is_ok());
+  pte::Program::MethodOptions mo;
+  mo.num_threads = 1;
+  mo.last_row_of_output_only = true;
+  std::unique_ptr<pte::Method> m;
+  REQUIRE(prog->load_method("forward", mo, &m).is_ok());
+  std::vector<pte::util::HostValue> in(2);
+  for (int k = 0; k < 2; ++k) {
+    in[k].tag = pte::Tag::Tensor;
+    REQUIRE(pte::util::npy_read(dir + "input_0_" + std::to_string(k) + ".npy", &in[k].tensor).is_ok());
+  }
+  std::vector<pte::util::BoundInput> bound;
+  REQUIRE(pte::util::set_inputs(*m, in, &bound).is_ok());
+  REQUIRE(m->execute().is_ok());
+  pte::util::HostTensor expect, got;
+  REQUIRE(pte::util::npy_read(dir + "expected_et_0_0.npy", &expect).is_ok());
+  REQUIRE(pte::util::host_from_tensor(*m->output(0).t, &got).is_ok());
+  REQUIRE(got.dtype == pte::DType::Half);
+  REQUIRE(got.shape == expect.shape);
+  REQUIRE(got.shape.size() == 3);
+  const int64_t S = got.shape[1], V = got.shape[2];
+  REQUIRE(S > 1);
+  auto at = [](const pte::util::HostTensor& t, int64_t i) {
+    uint16_t h;
+    std::memcpy(&h, t.bytes.data() + 2 * i, 2);
+    return static_cast<double>(pte::half_bits_to_float(h));
+  };
+  double last = 0, first = 0;
+  for (int64_t j = 0; j < V; ++j) {
+    last = std::max(last, std::fabs(at(got, (S - 1) * V + j) - at(expect, (S - 1) * V + j)));
+    first = std::max(first, std::fabs(at(got, j) - at(expect, j)));
+  }
+  CHECK(last < 2e-2);   // the fixture's tolerance (fp16 logits)
+  CHECK(first > 5e-2);  // row 0 was neither computed nor narrowed: the substitution took effect
 }

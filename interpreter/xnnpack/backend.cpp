@@ -380,7 +380,26 @@ class XnnpackInstance final : public BackendInstance {
           if (n.in[j] == static_cast<int32_t>(i)) return;  // read inside the graph
         if (n.out == static_cast<int32_t>(i)) writer = writer == -1 ? static_cast<int>(k) : -2;
       }
-      if (writer >= 0 && g_.nodes[static_cast<size_t>(writer)].op == Op::FullyConnected) prep_[static_cast<size_t>(writer)].last_row_only = true;
+      if (writer < 0) return;
+      const Node& w = g_.nodes[static_cast<size_t>(writer)];
+      if (w.op == Op::FullyConnected) {
+        prep_[static_cast<size_t>(writer)].last_row_only = true;
+      } else if (is_half_convert(g_, w)) {
+        // an fp16 graph: the FC writes an fp32 temporary that a Convert narrows into the
+        // output (widen_half); both handle only the last row when the temporary has no
+        // other reader
+        const int32_t t = w.in[0];
+        int fc = -1;
+        for (size_t k = 0; k < g_.nodes.size(); ++k) {
+          const Node& n = g_.nodes[k];
+          for (int j = 0; j < n.nin; ++j)
+            if (n.in[j] == t && k != static_cast<size_t>(writer)) return;
+          if (n.out == t) fc = fc == -1 ? static_cast<int>(k) : -2;
+        }
+        if (fc < 0 || g_.nodes[static_cast<size_t>(fc)].op != Op::FullyConnected) return;
+        prep_[static_cast<size_t>(fc)].last_row_only = true;
+        prep_[static_cast<size_t>(writer)].last_row_only = true;
+      }
       return;
     }
   }

@@ -135,9 +135,15 @@ bool run_convert_half(State& s, const Node& n) {
   const Shape xs = s.v(n.in[0]).shape;
   if (!s.set_shape(n.out, xs)) return false;
   const DT a = s.meta(n.in[0]).dtype, b = s.meta(n.out).dtype;
-  const int64_t cnt = xs.numel();
+  int64_t cnt = xs.numel();
   const uint8_t* x = s.v(n.in[0]).data;
   uint8_t* y = s.v(n.out).data;
+  if (s.p().last_row_only && xs.n >= 1 && xs.d[xs.n - 1] > 0) {  // the logits' narrowing: only the row the method reads
+    const int64_t row = xs.d[xs.n - 1], skip = cnt - row;
+    x += skip * static_cast<int64_t>(dt_size(a));
+    y += skip * static_cast<int64_t>(dt_size(b));
+    cnt = row;
+  }
   if (a == DT::F32 && b == DT::F16) {
     linalg::convert_f32_to_f16(reinterpret_cast<const float*>(x), reinterpret_cast<uint16_t*>(y), cnt);
   } else if (a == DT::F16 && b == DT::F32) {
