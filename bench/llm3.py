@@ -49,7 +49,7 @@ def scaled_model(key, label, gguf_name):
     return {"label": label, "dirs": [d], "tokenizer": os.path.join(d, "tokenizer.json"),
             "config": os.path.join(d, "hf", "config.json"),
             "pairs": [("8da4w", f"{key}_xnnpack_8da4w.pte", "Q4_1"), ("fp32", f"{key}_xnnpack.pte", "F32"),
-                      ("q8_0", None, "Q8_0")],
+                      ("fp16", f"{key}_xnnpack_fp16.pte", "F16"), ("q8_0", None, "Q8_0")],
             "gguf": lambda qtype: [os.path.join(d, "gguf", f"{gguf_name}.{qtype}.gguf")]}
 
 

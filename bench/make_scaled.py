@@ -8,11 +8,12 @@ $SCALED_DIR/<model>/ (default models/scaled, git-ignored):
   tokenizer.json, tokenizer_config.json   copies for the runtimes
   <model>_xnnpack.pte            optimum's xnnpack recipe, fp32, custom sdpa + kv cache
   <model>_xnnpack_8da4w.pte      the same with --qlinear 8da4w --qembedding 8w
+  <model>_xnnpack_fp16.pte       the same with --dtype float16 (step fp16, not in the default steps)
   gguf/<Name>.F32.gguf           llama.cpp's convert_hf_to_gguf.py from hf/ (--outtype f32)
-  gguf/<Name>.Q4_1.gguf, .Q8_0.gguf   llama-quantize from the F32 one
+  gguf/<Name>.Q4_1.gguf, .Q8_0.gguf, .F16.gguf   llama-quantize from the F32 one
 
   .venv/bin/python bench/make_scaled.py [--models qwen3-0.6b,llama-3.2-1b]
-      [--steps hf,fp32,8da4w,gguf] [--max-seq-len 2304] [--out models/scaled]
+      [--steps hf,fp32,8da4w,fp16,gguf] [--max-seq-len 2304] [--out models/scaled]
 
 The .pte files are exported the way fixtures/make_smollm2.py exports SmolLM2 (its
 `export`, optimum-executorch's recipes). The GGUF step needs llama.cpp's source and
@@ -77,6 +78,7 @@ VARIANTS = {
     "fp32": ("xnnpack", dict(recipe="xnnpack", use_custom_sdpa=True, use_custom_kv_cache=True)),
     "8da4w": ("xnnpack_8da4w", dict(recipe="xnnpack", use_custom_sdpa=True, use_custom_kv_cache=True,
                                      qlinear="8da4w", qembedding="8w")),
+    "fp16": ("xnnpack_fp16", dict(recipe="xnnpack", use_custom_sdpa=True, use_custom_kv_cache=True, dtype="float16")),
 }
 
 
@@ -162,7 +164,7 @@ def make_gguf(name: str, out: Path, peers: Path):
                         "--outfile", str(tmp)], check=True)
         tmp.rename(f32)
         log(f"{name}: {f32.name} ({f32.stat().st_size / 1e6:.0f} MB) in {time.time() - t0:.0f}s")
-    for qtype in ("Q4_1", "Q8_0"):
+    for qtype in ("Q4_1", "Q8_0", "F16"):
         q = Path(f"{base}.{qtype}.gguf")
         if q.exists():
             continue
@@ -185,7 +187,7 @@ def main():
     a = ap.parse_args()
     steps = [s for s in a.steps.split(",") if s]
     for s in steps:
-        if s not in ("hf", "fp32", "8da4w", "gguf"):
+        if s not in ("hf", "fp32", "8da4w", "fp16", "gguf"):
             sys.exit(f"make_scaled: unknown step {s}")
     for name in [m for m in a.models.split(",") if m]:
         if name not in MODELS:
@@ -197,7 +199,7 @@ def main():
             sys.exit(f"make_scaled: {out / 'hf'} missing (step hf)")
         for f in ("tokenizer.json", "tokenizer_config.json"):
             (out / f).write_bytes((out / "hf" / f).read_bytes())
-        for v in ("fp32", "8da4w"):
+        for v in ("fp32", "8da4w", "fp16"):
             if v in steps:
                 export_pte(name, out, v, a.max_seq_len)
         if "gguf" in steps:
