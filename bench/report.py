@@ -456,7 +456,7 @@ def write_llm3(md, res, outdir):
         if r.get("llama_cpp_commit"):
             state.append(f"- llama.cpp {r['llama_cpp_commit']} (vendored by llama-cpp-python 0.3.36, built by "
                          "bench/peers/llama_cpp.sh: Release, native CPU, CPU backend only); its KV cache is f16 "
-                         "(the default), the .pte files' caches are fp32")
+                         "(the default), the .pte files' caches are fp32 (fp16 in the fp16 exports)")
         md.extend(state)
         md.append("")
         plots = {}  # model -> label -> points
