@@ -207,8 +207,8 @@ class XnnpackInstance final : public BackendInstance {
   Status init(const BackendInit& init) {
     threads_ = init.num_threads;
     PTE_TRY(parse_graph(init.blob, init.program, &g_));
+    PTE_TRY(fuse_pad_into_conv(&g_, &origin_));  // before widen_half: fp16 pads fold too
     PTE_TRY(widen_half(&g_, &origin_));
-    PTE_TRY(fuse_pad_into_conv(&g_, &origin_));
     const size_t nv = g_.values.size();
     rt_.resize(nv);
     prep_.resize(g_.nodes.size());

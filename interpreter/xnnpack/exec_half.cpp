@@ -127,7 +127,11 @@ Status widen_half(Graph* g, std::vector<int32_t>* origin) {
     }
   }
   g->nodes = std::move(out);
-  if (origin) *origin = std::move(from);
+  if (origin) {  // through the mapping of an earlier rewrite (fuse_pad_into_conv), if any
+    if (!origin->empty())
+      for (int32_t& f : from) f = f >= 0 && static_cast<size_t>(f) < origin->size() ? (*origin)[static_cast<size_t>(f)] : f;
+    *origin = std::move(from);
+  }
   return Status::ok();
 }
 

@@ -34,7 +34,8 @@ Status fuse_pad_into_conv(Graph* g, std::vector<int32_t>* origin) {
     const Value& padded = g->values[pv];
     const Value& x = g->values[static_cast<size_t>(p.in[0])];
     // one reader (this convolution), not a graph output, fp32 without quantization
-    if (readers[pv] != 1 || padded.is_external() || padded.dtype != DT::F32 || x.dtype != DT::F32 ||
+    const bool real = x.dtype == DT::F32 || x.dtype == DT::F16 || x.dtype == DT::BF16;
+    if (readers[pv] != 1 || padded.is_external() || padded.dtype != x.dtype || !real ||
         padded.quant != Quant::None || x.quant != Quant::None)
       continue;
     // NHWC: only the H and W dims padded, by amounts that fit the convolution's fields

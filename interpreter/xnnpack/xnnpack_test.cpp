@@ -909,3 +909,34 @@ TEST_CASE("xnnpack: a zero pad feeding a convolution is folded into its padding 
         }
   }
 }
+
+TEST_CASE("xnnpack: an fp16 zero pad feeding an fp16 convolution folds too (before widen_half), origins kept") {
+  // fp16 graph: x [1, 5, 4, 2] -> zero pad H (2, 1) -> conv 3x3 -> y; the fold runs before
+  // widen_half (whose Converts would otherwise sit between the pad and the convolution)
+  std::vector<uint16_t> wv(3 * 3 * 3 * 2, 0x3c00), bv(3, 0);
+  Builder b;
+  const auto f16 = fx::XNNDatatype::xnn_datatype_fp16;
+  uint32_t x = b.value(f16, {1, 5, 4, 2}, 0, 1);
+  uint32_t w = b.value(f16, {3, 3, 3, 2}, -1, 0, b.constant(wv.data(), wv.size() * 2));
+  uint32_t bias = b.value(f16, {3}, -1, 0, b.constant(bv.data(), bv.size() * 2));
+  uint32_t p = b.value(f16, {1, 8, 4, 2});
+  uint32_t y = b.value(f16, {1, 6, 2, 3}, 1, 2);
+  std::vector<uint32_t> pre{0, 2, 0, 0}, post{0, 1, 0, 0};
+  b.node(fx::XNodeUnion::XNNStaticConstantPad,
+         fx::CreateXNNStaticConstantPad(b.fbb, b.fbb.CreateVector(pre), b.fbb.CreateVector(post), 0.0f, x, p).Union());
+  b.node(fx::XNodeUnion::XNNConv2d, fx::Create_XNNNodeConv(b.fbb, 0, 0, 0, 0, 3, 3, 1, 1, 1, 1, 1, 3, 2, 0, 0, p, w, bias, y, 0).Union());
+  auto blob = b.blob();
+  xnn::Graph g;
+  REQUIRE(xnn::parse_graph({blob.data(), blob.size()}, nullptr, &g).is_ok());
+  std::vector<int32_t> origin;
+  REQUIRE(xnn::fuse_pad_into_conv(&g, &origin).is_ok());
+  REQUIRE(g.nodes.size() == 1);
+  CHECK(origin == std::vector<int32_t>{1});
+  CHECK(g.nodes[0].conv.pad_top == 2);
+  CHECK(g.nodes[0].conv.pad_bottom == 1);
+  CHECK(g.nodes[0].in[0] == static_cast<int32_t>(x));
+  // widen_half after it: Convert in, the convolution, Convert out, all from original node 1
+  REQUIRE(xnn::widen_half(&g, &origin).is_ok());
+  CHECK(g.nodes.size() == 3);
+  CHECK(origin == std::vector<int32_t>{1, 1, 1});
+}
