@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -104,9 +105,13 @@ TEST_CASE("constant weights: permute_copy feeding mm is folded, results unchange
   CHECK(worst < 1e-4);
 }
 
-TEST_CASE("last_row_of_output_only: the last position's logits match, earlier rows are skipped") {
+// The prefill step (input_0_*) of fixture `dir` with last_row_of_output_only, its logits and
+// the official runtime's for that step. Missing fixture files fail the calling test.
+static void prefill_last_row_only(const std::string& dir, pte::util::HostTensor* got, pte::util::HostTensor* expect) {
+  for (const char* f : {"model.pte", "input_0_0.npy", "input_0_1.npy", "expected_et_0_0.npy"})
+    REQUIRE_MESSAGE(std::filesystem::exists(dir + f), std::string(dir + f) << " is missing (run from the repository root)");
   std::unique_ptr<pte::Program> prog;
-  REQUIRE(pte::Program::open_file(kTiny, {}, &prog).is_ok());
+  REQUIRE(pte::Program::open_file(dir + "model.pte", {}, &prog).is_ok());
   pte::Program::MethodOptions mo;
   mo.num_threads = 1;
   mo.last_row_of_output_only = true;
@@ -115,14 +120,18 @@ TEST_CASE("last_row_of_output_only: the last position's logits match, earlier ro
   std::vector<pte::util::HostValue> in(2);
   for (int k = 0; k < 2; ++k) {
     in[k].tag = pte::Tag::Tensor;
-    REQUIRE(pte::util::npy_read("fixtures/data/tiny_llama/input_0_" + std::to_string(k) + ".npy", &in[k].tensor).is_ok());
+    REQUIRE(pte::util::npy_read(dir + "input_0_" + std::to_string(k) + ".npy", &in[k].tensor).is_ok());
   }
   std::vector<pte::util::BoundInput> bound;
   REQUIRE(pte::util::set_inputs(*m, in, &bound).is_ok());
   REQUIRE(m->execute().is_ok());
+  REQUIRE(pte::util::npy_read(dir + "expected_et_0_0.npy", expect).is_ok());
+  REQUIRE(pte::util::host_from_tensor(*m->output(0).t, got).is_ok());
+}
+
+TEST_CASE("last_row_of_output_only: the last position's logits match, earlier rows are skipped") {
   pte::util::HostTensor expect, got;
-  REQUIRE(pte::util::npy_read("fixtures/data/tiny_llama/expected_et_0_0.npy", &expect).is_ok());
-  REQUIRE(pte::util::host_from_tensor(*m->output(0).t, &got).is_ok());
+  prefill_last_row_only("fixtures/data/tiny_llama/", &got, &expect);
   REQUIRE(got.shape == expect.shape);
   REQUIRE(got.shape.size() == 3);
   const int64_t S = got.shape[1], V = got.shape[2];
@@ -139,25 +148,8 @@ TEST_CASE("last_row_of_output_only: the last position's logits match, earlier ro
 }
 
 TEST_CASE("last_row_of_output_only: an fp16 graph's logits (FC, then a Convert to fp16) are skipped but the last row") {
-  const std::string dir = "fixtures/data/tiny_llama_f16_custom_xnnpack/";
-  std::unique_ptr<pte::Program> prog;
-  REQUIRE(pte::Program::open_file(dir + "model.pte", {}, &prog).is_ok());
-  pte::Program::MethodOptions mo;
-  mo.num_threads = 1;
-  mo.last_row_of_output_only = true;
-  std::unique_ptr<pte::Method> m;
-  REQUIRE(prog->load_method("forward", mo, &m).is_ok());
-  std::vector<pte::util::HostValue> in(2);
-  for (int k = 0; k < 2; ++k) {
-    in[k].tag = pte::Tag::Tensor;
-    REQUIRE(pte::util::npy_read(dir + "input_0_" + std::to_string(k) + ".npy", &in[k].tensor).is_ok());
-  }
-  std::vector<pte::util::BoundInput> bound;
-  REQUIRE(pte::util::set_inputs(*m, in, &bound).is_ok());
-  REQUIRE(m->execute().is_ok());
   pte::util::HostTensor expect, got;
-  REQUIRE(pte::util::npy_read(dir + "expected_et_0_0.npy", &expect).is_ok());
-  REQUIRE(pte::util::host_from_tensor(*m->output(0).t, &got).is_ok());
+  prefill_last_row_only("fixtures/data/tiny_llama_f16_custom_xnnpack/", &got, &expect);
   REQUIRE(got.dtype == pte::DType::Half);
   REQUIRE(got.shape == expect.shape);
   REQUIRE(got.shape.size() == 3);

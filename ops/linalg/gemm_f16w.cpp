@@ -57,24 +57,37 @@ bool f16w_isa_supported(F16wIsa isa) {
   }
 }
 
-void convert_f16_to_f32(const uint16_t* h, float* f, int64_t n) {
-  static const F16wIsa isa = f16w_auto_isa();
+namespace {
+
+// The row conversions of this CPU, chosen once.
+struct RowConversions {
+  void (*to_f32)(const uint16_t*, float*, int64_t) = f16_to_f32_scalar;
+  void (*to_f16)(const float*, uint16_t*, int64_t) = f32_to_f16_scalar;
+};
+const RowConversions& row_conversions() {
+  static const RowConversions r = [] {
+    RowConversions c;
+    const F16wIsa isa = f16w_auto_isa();
 #if defined(__x86_64__)
-  if (isa == F16wIsa::Avx512f || isa == F16wIsa::Avx2F16c) return f16_to_f32_f16c(h, f, n);
+    if (isa == F16wIsa::Avx512f || isa == F16wIsa::Avx2F16c) c.to_f32 = f16_to_f32_f16c, c.to_f16 = f32_to_f16_f16c;
 #elif defined(__aarch64__)
-  if (isa == F16wIsa::Neon) return f16_to_f32_neon(h, f, n);
+    if (isa == F16wIsa::Neon) c.to_f32 = f16_to_f32_neon, c.to_f16 = f32_to_f16_neon;
 #endif
-  f16_to_f32_scalar(h, f, n);
+    (void)isa;
+    return c;
+  }();
+  return r;
 }
 
-void convert_f32_to_f16(const float* f, uint16_t* h, int64_t n) {
-  static const F16wIsa isa = f16w_auto_isa();
-#if defined(__x86_64__)
-  if (isa == F16wIsa::Avx512f || isa == F16wIsa::Avx2F16c) return f32_to_f16_f16c(f, h, n);
-#elif defined(__aarch64__)
-  if (isa == F16wIsa::Neon) return f32_to_f16_neon(f, h, n);
-#endif
-  f32_to_f16_scalar(f, h, n);
+}  // namespace
+
+void convert_f16_to_f32(const uint16_t* h, float* f, int64_t n) { row_conversions().to_f32(h, f, n); }
+void convert_f32_to_f16(const float* f, uint16_t* h, int64_t n) { row_conversions().to_f16(f, h, n); }
+
+float f16w_tail_dot(const float* x, const uint16_t* w, int64_t k0, int64_t K) {
+  float s = 0.0f;
+  for (int64_t k = k0; k < K; ++k) s += x[k] * half_bits_to_float(w[k]);
+  return s;
 }
 
 void fc_f16w_ref(const FcF16w& p) {
@@ -91,8 +104,7 @@ void f16w_dots_scalar(const FcF16w& p, int64_t n0, int64_t n1) {
     const uint16_t* w = p.w + n * p.K;
     for (int64_t m = 0; m < p.M; ++m) {
       const float* x = p.x + m * p.x_rs;
-      float s = 0.0f;
-      for (int64_t k = 0; k < p.K; ++k) s += x[k] * half_bits_to_float(w[k]);
+      const float s = f16w_tail_dot(x, w, 0, p.K);
       p.y[m * p.y_rs + n] = p.bias ? s + p.bias[n] : s;
     }
   }

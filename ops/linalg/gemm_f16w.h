@@ -47,6 +47,8 @@ void f16w_dots_scalar(const FcF16w& p, int64_t n0, int64_t n1);
 void f16w_dots_avx2(const FcF16w& p, int64_t n0, int64_t n1);
 void f16w_dots_avx512f(const FcF16w& p, int64_t n0, int64_t n1);
 void f16w_dots_neon(const FcF16w& p, int64_t n0, int64_t n1);  // aarch64
+// sum_{k0 <= k < K} x[k] w[k] in k order (the SIMD variants' K tail past their vector width)
+float f16w_tail_dot(const float* x, const uint16_t* w, int64_t k0, int64_t K);
 void f16_to_f32_scalar(const uint16_t* h, float* f, int64_t n);
 void f32_to_f16_scalar(const float* f, uint16_t* h, int64_t n);
 void f16_to_f32_f16c(const uint16_t* h, float* f, int64_t n);  // x86-64 with F16C

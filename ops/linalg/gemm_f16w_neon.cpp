@@ -11,12 +11,6 @@ namespace pte::linalg {
 
 namespace {
 
-inline float tail_dot(const float* x, const uint16_t* w, int64_t k0, int64_t K) {
-  float s = 0.0f;
-  for (int64_t k = k0; k < K; ++k) s += x[k] * half_bits_to_float(w[k]);
-  return s;
-}
-
 template <int M, int R>
 void dots_neon(const FcF16w& p, int64_t n0, int64_t n1) {
   const int64_t K = p.K, kv = K / 8 * 8;
@@ -45,7 +39,7 @@ void dots_neon(const FcF16w& p, int64_t n0, int64_t n1) {
     }
     for (int i = 0; i < M; ++i)
       for (int r = 0; r < rows; ++r) {
-        const float s = vaddvq_f32(vaddq_f32(acc[i][r][0], acc[i][r][1])) + tail_dot(p.x + i * p.x_rs, w[r], kv, K);
+        const float s = vaddvq_f32(vaddq_f32(acc[i][r][0], acc[i][r][1])) + f16w_tail_dot(p.x + i * p.x_rs, w[r], kv, K);
         p.y[i * p.y_rs + n + r] = p.bias ? s + p.bias[n + r] : s;
       }
   }

@@ -26,13 +26,6 @@ PTE_F16C inline float hsum256(__m256 v) {
   return _mm_cvtss_f32(s);
 }
 
-// Scalar K tail (K not a multiple of the vector width) of row m against weight row w.
-inline float tail_dot(const float* x, const uint16_t* w, int64_t k0, int64_t K) {
-  float s = 0.0f;
-  for (int64_t k = k0; k < K; ++k) s += x[k] * half_bits_to_float(w[k]);
-  return s;
-}
-
 // R weight rows at a time (R independent streams), all M activation rows per weight load.
 template <int M, int R>
 PTE_F16W512 void dots512(const FcF16w& p, int64_t n0, int64_t n1) {
@@ -54,7 +47,7 @@ PTE_F16W512 void dots512(const FcF16w& p, int64_t n0, int64_t n1) {
     }
     for (int i = 0; i < M; ++i)
       for (int r = 0; r < rows; ++r) {
-        const float s = _mm512_reduce_add_ps(acc[i][r]) + tail_dot(p.x + i * p.x_rs, w[r], kv, K);
+        const float s = _mm512_reduce_add_ps(acc[i][r]) + f16w_tail_dot(p.x + i * p.x_rs, w[r], kv, K);
         p.y[i * p.y_rs + n + r] = p.bias ? s + p.bias[n + r] : s;
       }
   }
@@ -84,7 +77,7 @@ PTE_F16W512 void rows512(const FcF16w& p, int64_t n0, int64_t n1) {
     }
     for (int i = 0; i < M; ++i) {
       const __m512 a = _mm512_add_ps(_mm512_add_ps(acc[i][0], acc[i][1]), _mm512_add_ps(acc[i][2], acc[i][3]));
-      const float s = _mm512_reduce_add_ps(a) + tail_dot(p.x + i * p.x_rs, w, kv, K);
+      const float s = _mm512_reduce_add_ps(a) + f16w_tail_dot(p.x + i * p.x_rs, w, kv, K);
       p.y[i * p.y_rs + n] = p.bias ? s + p.bias[n] : s;
     }
   }
@@ -111,7 +104,7 @@ PTE_F16C void rows256(const FcF16w& p, int64_t n0, int64_t n1) {
     }
     for (int i = 0; i < M; ++i) {
       const __m256 a = _mm256_add_ps(_mm256_add_ps(acc[i][0], acc[i][1]), _mm256_add_ps(acc[i][2], acc[i][3]));
-      const float s = hsum256(a) + tail_dot(p.x + i * p.x_rs, w, kv, K);
+      const float s = hsum256(a) + f16w_tail_dot(p.x + i * p.x_rs, w, kv, K);
       p.y[i * p.y_rs + n] = p.bias ? s + p.bias[n] : s;
     }
   }
@@ -137,7 +130,7 @@ PTE_F16C void dots256(const FcF16w& p, int64_t n0, int64_t n1) {
     }
     for (int i = 0; i < M; ++i)
       for (int r = 0; r < rows; ++r) {
-        const float s = hsum256(acc[i][r]) + tail_dot(p.x + i * p.x_rs, w[r], kv, K);
+        const float s = hsum256(acc[i][r]) + f16w_tail_dot(p.x + i * p.x_rs, w[r], kv, K);
         p.y[i * p.y_rs + n + r] = p.bias ? s + p.bias[n + r] : s;
       }
   }
