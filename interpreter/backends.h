@@ -73,6 +73,10 @@ class BackendInstance {
   // The fp32 matrix multiplies with constant weights and their paths (BackendInit::xnnpack);
   // `where` names the node ("node 5"), the method prefixes the delegate.
   virtual void matmul_paths(std::vector<MatmulPath>* out) const { (void)out; }
+  // Profiling (Method::set_profiling): time per kind of node inside the delegate, summed
+  // over the execute() calls made while on. Backends that cannot leave `out` empty.
+  virtual void set_profiling(bool on) { (void)on; }
+  virtual void profile(std::vector<OpTiming>* out) const { (void)out; }
 };
 
 using BackendCreateFn = Status (*)(const BackendInit& init, std::unique_ptr<BackendInstance>* out);

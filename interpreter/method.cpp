@@ -367,6 +367,8 @@ void MethodImpl::set_profiling(bool on) {
   profiling_ = on;
   prof_ms_.assign(instrs_.size(), 0.0);
   prof_calls_.assign(instrs_.size(), 0);
+  for (auto& b : backends_)
+    if (b) b->set_profiling(on);
 }
 
 std::vector<OpTiming> MethodImpl::profile() const {
@@ -385,6 +387,26 @@ std::vector<OpTiming> MethodImpl::profile() const {
     t->total_ms += prof_ms_[pc];
     t->calls += prof_calls_[pc];
   }
+  // inside the delegates (part of their entries above): "XnnpackBackend > FullyConnected qdint8"
+  std::vector<OpTiming> inner;
+  for (size_t d = 0; d < backends_.size(); ++d) {
+    if (!backends_[d]) continue;
+    std::vector<OpTiming> nodes;
+    backends_[d]->profile(&nodes);
+    for (const auto& n : nodes) {
+      const std::string name = delegate_ids_[d] + " > " + n.name;
+      OpTiming* t = nullptr;
+      for (auto& o : inner)
+        if (o.name == name) t = &o;
+      if (!t) {
+        inner.push_back({name, 0.0, 0});
+        t = &inner.back();
+      }
+      t->total_ms += n.total_ms;
+      t->calls += n.calls;
+    }
+  }
+  out.insert(out.end(), inner.begin(), inner.end());
   return out;
 }
 

@@ -168,3 +168,39 @@ TEST_CASE("last_row_of_output_only: an fp16 graph's logits (FC, then a Convert t
   CHECK(last < 2e-2);   // the fixture's tolerance (fp16 logits)
   CHECK(first > 5e-2);  // row 0 was neither computed nor narrowed: the substitution took effect
 }
+
+TEST_CASE("profiling: a delegate's time split by its kinds of node (XnnpackBackend > ...)") {
+  const std::string dir = "fixtures/data/qlinear_8da4w_xnnpack/";
+  for (const char* f : {"model.pte", "input_0_0.npy"})
+    REQUIRE_MESSAGE(std::filesystem::exists(dir + f), std::string(dir + f) << " is missing (run from the repository root)");
+  std::unique_ptr<pte::Program> prog;
+  REQUIRE(pte::Program::open_file(dir + "model.pte", {}, &prog).is_ok());
+  pte::Program::MethodOptions mo;
+  mo.num_threads = 1;
+  std::unique_ptr<pte::Method> m;
+  REQUIRE(prog->load_method("forward", mo, &m).is_ok());
+  std::vector<pte::util::HostValue> in(1);
+  in[0].tag = pte::Tag::Tensor;
+  REQUIRE(pte::util::npy_read(dir + "input_0_0.npy", &in[0].tensor).is_ok());
+  std::vector<pte::util::BoundInput> bound;
+  REQUIRE(pte::util::set_inputs(*m, in, &bound).is_ok());
+  REQUIRE(m->execute().is_ok());
+  CHECK(m->profile().empty());  // off: nothing, inside the delegate either
+  m->set_profiling(true);
+  for (int r = 0; r < 3; ++r) REQUIRE(m->execute().is_ok());
+  double delegate_ms = -1, inner_ms = 0;
+  uint64_t delegate_calls = 0, fc_calls = 0, convert_calls = 0;
+  for (const auto& o : m->profile()) {
+    if (o.name == "delegate XnnpackBackend") delegate_ms = o.total_ms, delegate_calls = o.calls;
+    if (o.name.rfind("XnnpackBackend > ", 0) != 0) continue;
+    inner_ms += o.total_ms;
+    // two 4-bit linear layers (filters [64, 64] and [16, 64]), each with its own Convert
+    if (o.name.rfind("XnnpackBackend > XNNFullyConnected qdint8 ", 0) == 0) fc_calls += o.calls;
+    if (o.name == "XnnpackBackend > XNNConvert fp32") convert_calls = o.calls;
+  }
+  CHECK(delegate_calls == 3);
+  CHECK(fc_calls == 6);
+  CHECK(convert_calls == 6);
+  CHECK(inner_ms > 0.0);
+  CHECK(inner_ms <= delegate_ms);  // part of the delegate's entry, not added to it
+}

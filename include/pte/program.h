@@ -119,7 +119,9 @@ struct InstructionEvent {
 using InstructionObserver = bool (*)(void* user, const InstructionEvent& event);
 
 // Time spent per operator (or delegate) across the execute() calls made while
-// profiling was on (Method::set_profiling).
+// profiling was on (Method::set_profiling). After them, entries named "BACKEND > NODE"
+// ("XnnpackBackend > FullyConnected qdint8") split a delegate's time by its kinds of node
+// (backends that can): they are part of the "delegate BACKEND" entry, not added to it.
 struct OpTiming {
   std::string name;     // "aten::mm.out", "delegate XnnpackBackend"
   double total_ms = 0;

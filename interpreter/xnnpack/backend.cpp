@@ -9,6 +9,7 @@
 #include "interpreter/xnnpack/backend.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -148,8 +149,8 @@ bool op_supported(Op op) {
 
 namespace {
 
+// (static int8 nodes take run_qs8: XnnpackInstance::qs8_)
 bool run_node(State& s, const Node& n) {
-  if (is_qs8_node(*s.g, n)) return run_qs8(s, n);
   // (a type a selective build left out never gets here: op_supported refused it at load)
   switch (n.op) {
     case Op::Add: case Op::Subtract: case Op::Multiply: case Op::Div: case Op::Minimum: case Op::Maximum: case Op::PReLU:
@@ -244,6 +245,8 @@ class XnnpackInstance final : public BackendInstance {
       if ((g_.values[i].flags & kFlagExternalOutput) && !defined[i])
         return Status::error("XNNPACK blob: output value " + std::to_string(g_.values[i].id) + " is never written");
     if (init.last_row_only_output >= 0) mark_last_row_only(static_cast<uint32_t>(init.last_row_only_output));
+    qs8_.resize(g_.nodes.size());
+    for (size_t k = 0; k < g_.nodes.size(); ++k) qs8_[k] = is_qs8_node(g_, g_.nodes[k]);
     // fp32 fully connected nodes with constant weights: ours or the XNNPACK library
     for (size_t k = 0; kFullyConnected && k < g_.nodes.size(); ++k) {
       bool candidate = false;
@@ -419,6 +422,37 @@ class XnnpackInstance final : public BackendInstance {
 
   void matmul_paths(std::vector<MatmulPath>* out) const override { *out = paths_; }
 
+  void set_profiling(bool on) override {
+    profiling_ = on;
+    node_ms_.assign(g_.nodes.size(), 0.0);
+    node_calls_.assign(g_.nodes.size(), 0);
+  }
+
+  // One entry per node kind: the op, for products and conversions the input's dtype, for
+  // fully connected nodes the filter's shape too ("XNNFullyConnected qdint8 1536x576").
+  void profile(std::vector<OpTiming>* out) const override {
+    for (size_t k = 0; k < node_calls_.size(); ++k) {
+      if (!node_calls_[k]) continue;
+      const Node& n = g_.nodes[k];
+      std::string name = op_name(n.op);
+      if (n.op == Op::FullyConnected || n.op == Op::Convert || n.op == Op::Conv2d || n.op == Op::BatchMatrixMultiply)
+        name += std::string(" ") + dt_name(g_.values[static_cast<size_t>(n.in[0])].dtype);
+      if (n.op == Op::FullyConnected && n.in[1] >= 0) {  // and the filter's shape: an LLM has a few
+        const Shape& w = g_.values[static_cast<size_t>(n.in[1])].dims;
+        for (int d = 0; d < w.n; ++d) name += (d ? "x" : " ") + std::to_string(w.d[d]);
+      }
+      OpTiming* t = nullptr;
+      for (auto& o : *out)
+        if (o.name == name) t = &o;
+      if (!t) {
+        out->push_back({name, 0.0, 0});
+        t = &out->back();
+      }
+      t->total_ms += node_ms_[k];
+      t->calls += node_calls_[k];
+    }
+  }
+
   bool execute(KernelContext& ctx, EValue** args, size_t nargs) override {
     if (workspace_ && workspace_->data() != bound_) bind(workspace_->data());
     if (nargs < max_ext_) return ctx.fail("the delegate call passes %zu values, the graph has %u externals", nargs, max_ext_);
@@ -448,7 +482,13 @@ class XnnpackInstance final : public BackendInstance {
     DenormalsOff daz;  // as XNNPACK runs its operators (xnn_math.h)
     for (size_t k = 0; k < g_.nodes.size(); ++k) {
       s.node_index = k;
-      if (!run_node(s, g_.nodes[k])) {
+      const auto t0 = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+      const bool ok = qs8_[k] ? run_qs8(s, g_.nodes[k]) : run_node(s, g_.nodes[k]);
+      if (profiling_) [[unlikely]] {
+        node_ms_[k] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        ++node_calls_[k];
+      }
+      if (!ok) {
         char msg[512];
         std::snprintf(msg, sizeof msg, "%s", ctx.failed() ? ctx.message() : "failed");
         ctx.reset();
@@ -495,6 +535,7 @@ class XnnpackInstance final : public BackendInstance {
   std::vector<int32_t> ext_;
   std::vector<int32_t> origin_;  // serialized node index of each (widened) node
   std::vector<uint8_t> release_after_;  // per node: release the library pool's workers after it
+  std::vector<uint8_t> qs8_;            // per node: is_qs8_node
   std::vector<MatmulPath> paths_;  // fp32 FC and convolution nodes with constant weights and their paths
   uint32_t max_ext_ = 0;
   int threads_ = 1;  // the method's threads (BackendInit::num_threads)
@@ -504,6 +545,9 @@ class XnnpackInstance final : public BackendInstance {
   };
   std::vector<SlotRef> slots_;
   size_t arena_bytes_ = 0;
+  bool profiling_ = false;
+  std::vector<double> node_ms_;      // per node, while profiling
+  std::vector<uint64_t> node_calls_;
   BackendWorkspace* workspace_ = nullptr;  // shared with the method's other delegates
   std::unique_ptr<uint8_t[]> own_;         // or our own arena
   uint8_t* bound_ = nullptr;

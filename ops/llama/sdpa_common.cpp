@@ -762,6 +762,12 @@ __attribute__((target("avx512f"))) void sdpa_tiles_f32_avx512(void* p, size_t ro
 // of four (its one-row kernel, sdpa_blas_order.h) go 16 at a time, transposed once for all
 // R heads (blas_gemv1_dot16_avx512); the keys left over and the value sums take the body's
 // functions. Bit-equal to the body.
+// Requests rows [0, n) of `d` floats at `stride` floats into L2, one prefetch a cache line.
+inline void prefetch_rows_l2(const float* p, int64_t stride, int64_t n, int64_t d) {
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t i = 0; i < d; i += 16) _mm_prefetch(reinterpret_cast<const char*>(p + r * stride + i), _MM_HINT_T1);
+}
+
 template <int R>
 __attribute__((target("avx512f"))) void sdpa_decode_f32_avx512(const SdpaJob<float>& job, int64_t b, int64_t hk) {
   const SdpaArgs& a = *job.a;
@@ -787,6 +793,11 @@ __attribute__((target("avx512f"))) void sdpa_decode_f32_avx512(const SdpaJob<flo
     if (a.causal && n > pos) break;
     const int64_t live = a.causal ? std::min(nb, pos - n + 1) : nb;
     const int64_t grouped = std::min(live, nb / 4 * 4);
+    // The block's key and value rows are far apart (one head's D values every ks floats)
+    // and cold (a decode step reads the weights in between): one request for every line
+    // up front keeps many misses in flight instead of one row's at a time.
+    prefetch_rows_l2(kb + n * ks, ks, live, D);
+    prefetch_rows_l2(vb + n * vs, vs, live, D);
     int64_t j = 0;
     for (; j + 16 <= grouped; j += 16) {
       const float* base = kb + (n + j) * ks;
@@ -858,9 +869,8 @@ template <class T>
 void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
   SdpaJob<T> job{&a, a.q->sizes[1], a.q->sizes[2], a.q->sizes[3], a.q->sizes[2] / a.k->sizes[2]};
   size_t rows = static_cast<size_t>(a.q->sizes[0] * job.Hq * job.S);
-  // A decode step over a short context is too little work to wake the workers for (the
-  // threshold: ~230 positions at SmolLM2's 9 heads of 64, where a step reads ~0.4 MB of
-  // cache a layer); prefill chunks and longer contexts are split over rows.
+  // Work (query rows x keys x head dim) decides whether the helpers share it (below);
+  // prefill chunks and longer contexts are split over rows.
   const int64_t keys = a.causal ? std::min(a.start_pos + job.S, a.kv_len) : a.kv_len;
   const double work = static_cast<double>(rows) * static_cast<double>(keys) * static_cast<double>(job.D);
   void (*fn)(void*, size_t) = sdpa_row<T>;
@@ -888,7 +898,11 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
 #else
   if constexpr (std::is_same_v<T, float>) fn = sdpa_row_f32_fma;
 #endif
-  const int threads = work >= double(1 << 17) ? ctx.claim_threads : 1;
+  // A decode step shares its key heads with the helpers from 2^14 (SmolLM2: ~28 positions):
+  // the claim pool's helpers spin between a step's products, so the hand-off costs about a
+  // microsecond, and each key head's rows are cold (the step's weights came in between),
+  // latency-bound; 2^17 before (SmolLM2 8da4w at 64 positions: 14.4 -> 9.8 us a call).
+  const int threads = work >= double(job.S == 1 ? 1 << 14 : 1 << 17) ? ctx.claim_threads : 1;
   if (threads <= 1) {
     for (size_t r = 0; r < rows; ++r) fn(&job, r);
     return;
