@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "interpreter/loader.h"
+#include "memory_planner/pack_arena.h"
 #include "ops/kernel.h"
 
 struct pthreadpool;
@@ -55,6 +56,9 @@ struct BackendInit {
   pthreadpool* threadpool = nullptr;   // the method's pool (null: single thread)
   int num_threads = 1;
   BackendWorkspace* workspace = nullptr;  // the method's shared scratch (null: the backend allocates its own)
+  // The method's memory for load-time repacked weights, shared by its delegates (huge
+  // pages: memory_planner/pack_arena.h); outlives them. Null: the backend keeps its own.
+  planner::PackArena* packed = nullptr;
   // >= 0: the args index of an output of which the method reads only the last row
   // (MethodOptions::last_row_of_output_only); the backend may compute only that row.
   int last_row_only_output = -1;

@@ -118,6 +118,7 @@ class MethodImpl final : public Method {
   std::vector<std::string> op_names_;   // per operator index (messages, profiles)
   std::vector<std::string> delegate_ids_;
   std::unique_ptr<BackendWorkspace> backend_workspace_;  // shared scratch of the delegates
+  std::unique_ptr<planner::PackArena> packed_;  // their repacked weights (before backends_: outlives them)
   std::vector<std::unique_ptr<BackendInstance>> backends_;
   std::vector<int32_t> inputs_, outputs_;
   std::vector<int32_t> state_values_;   // persistent state (Method::state_tensors)

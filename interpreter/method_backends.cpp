@@ -15,10 +15,12 @@ Status MethodImpl::Load::create_backends() {
   const auto* dels = plan->delegates();
   uint32_t ndel = dels ? dels->size() : 0;
   if (ndel) m.backend_workspace_ = std::make_unique<BackendWorkspace>();
+  if (ndel) m.packed_ = std::make_unique<planner::PackArena>();
   for (uint32_t d = 0; d < ndel; ++d) {
     const auto* del = dels->Get(d);
     BackendInit init;
     init.workspace = m.backend_workspace_.get();
+    init.packed = m.packed_.get();
     init.id = m.delegate_ids_[d];
     Status s = program.delegate_blob(del, &init.blob);
     if (!s) return s.context(m.prefix_ + ": delegate " + num(d) + " (" + m.delegate_ids_[d] + ")").with_default_code(ErrorCode::MalformedMethod);

@@ -1,8 +1,11 @@
 // pte-run: the lifetime re-planner (memory_planner/planner.cpp).
 #include <doctest/doctest.h>
 
+#include <cstdint>
+#include <cstring>
 #include <random>
 
+#include "memory_planner/pack_arena.h"
 #include "memory_planner/planner.h"
 
 namespace pte::planner {
@@ -215,3 +218,32 @@ TEST_CASE("planner: arenas are zeroed and 64-byte aligned") {
 
 }  // namespace
 }  // namespace pte::planner
+
+TEST_CASE("PackArena: 64-byte aligned, disjoint, writable blocks in 2 MB-aligned chunks; big blocks get a chunk of their own") {
+  pte::planner::PackArena a;
+  CHECK(a.mapped_bytes() == 0);  // nothing mapped before the first block
+  std::vector<std::pair<uint8_t*, size_t>> blocks;
+  for (size_t n : {size_t{1}, size_t{100}, size_t{4096}, size_t{333333}, size_t{1} << 20}) {
+    uint8_t* p = a.allocate(n);
+    REQUIRE(p != nullptr);
+    CHECK(reinterpret_cast<uintptr_t>(p) % 64 == 0);
+    std::memset(p, static_cast<int>(n & 0xFF), n);
+    blocks.push_back({p, n});
+  }
+  CHECK(a.mapped_bytes() == pte::planner::PackArena::kChunk);  // all in the first chunk
+  const size_t big = pte::planner::PackArena::kChunk + 12345;
+  uint8_t* b = a.allocate(big);
+  REQUIRE(b != nullptr);
+  CHECK(reinterpret_cast<uintptr_t>(b) % pte::planner::PackArena::kHugePage == 0);  // a new chunk starts it
+  b[0] = 1, b[big - 1] = 2;
+  CHECK(a.mapped_bytes() == pte::planner::PackArena::kChunk + (big + pte::planner::PackArena::kHugePage - 1) /
+                                                                      pte::planner::PackArena::kHugePage *
+                                                                      pte::planner::PackArena::kHugePage);
+  for (size_t i = 0; i < blocks.size(); ++i) {  // disjoint: each still holds its own bytes
+    const auto [p, n] = blocks[i];
+    CHECK(p[0] == static_cast<uint8_t>(n & 0xFF));
+    CHECK(p[n - 1] == static_cast<uint8_t>(n & 0xFF));
+    for (size_t j = i + 1; j < blocks.size(); ++j) CHECK((p + n <= blocks[j].first || blocks[j].first + blocks[j].second <= p));
+  }
+  CHECK(a.allocate(SIZE_MAX - 10) == nullptr);  // refused, not wrapped
+}

@@ -234,6 +234,7 @@ class XnnpackInstance final : public BackendInstance {
       if (n.out < 0) return Status::error(where + " has no output");
       if (g_.values[n.out].flags & kFlagExternalInput) return Status::error(where + " writes an external input");
       defined[n.out] = 1;
+      prep_[k].arena = init.packed ? init.packed : &packed_;
       Status s = prepare_node(g_, n, &prep_[k]);
       if (!s) return Status::error(ErrorCode::DelegateNodeUnsupported, "XNNPACK blob: node " + std::to_string(origin_[k]) + ": " + s.message());
       // A 4-bit filter repacked for the SIMD kernels is not read from the file again (only
@@ -530,6 +531,7 @@ class XnnpackInstance final : public BackendInstance {
   }
 
   Graph g_;
+  planner::PackArena packed_;  // repacked filters when the method shares none (BackendInit::packed)
   std::vector<RtValue> rt_;
   std::vector<Prepared> prep_;
   std::vector<int32_t> ext_;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "interpreter/xnnpack/graph.h"
+#include "memory_planner/pack_arena.h"
 #include "ops/kernel.h"
 #include "ops/linalg/xnn_library.h"
 #include "ops/linalg/xnn_library_conv.h"
@@ -46,7 +47,12 @@ struct Prepared {
   std::vector<int32_t> wsum;
   std::vector<int16_t> wsum16;
   std::vector<float> ksum;           // blockwise 4-bit: XNNPACK's zero-point term per column (qd8_ksum_u4)
-  std::unique_ptr<uint8_t[]> wpack;  // 4-bit: the filter repacked for the SIMD kernels (qd8_pack_u4)
+  uint8_t* wpack = nullptr;          // 4-bit: the filter repacked for the SIMD kernels (qd8_pack_u4),
+                                     // in `arena` (or own_wpack)
+  std::unique_ptr<uint8_t[]> own_wpack;
+  // Where load-time packing goes (the delegate instance's: huge pages, memory_planner/pack_arena.h);
+  // null: the node's own allocation
+  planner::PackArena* arena = nullptr;
   bool wpack_bf16 = false;           // its scales are bf16
   bool last_row_only = false;        // FC: the method reads only the output's last row (BackendInit)
   int64_t meta_stride = 0;     // row stride of the [blocks, S] arrays

@@ -153,14 +153,20 @@ Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared
     const bool pack = w4 && K % 8 == 0 && block % 8 == 0;
     p->meta_stride = pack ? (N + 15) / 16 * 16 : N;
     if (pack) {  // the stream holds the scales; the block sums are computed by every kernel
-      p->wpack.reset(new (std::nothrow) uint8_t[qd8_packed_u4_bytes(N, K, block, compact)]);
+      const size_t bytes = qd8_packed_u4_bytes(N, K, block, compact);
+      if (p->arena) {
+        p->wpack = p->arena->allocate(bytes);
+      } else {
+        p->own_wpack.reset(new (std::nothrow) uint8_t[bytes]);
+        p->wpack = p->own_wpack.get();
+      }
       if (!p->wpack) return fail("cannot allocate the packed filter");
       p->wpack_bf16 = compact;
-      qd8_pack_u4(w.data, scales.data(), compact, N, K, block, p->meta_stride, p->wpack.get(), nullptr, nullptr);
+      qd8_pack_u4(w.data, scales.data(), compact, N, K, block, p->meta_stride, p->wpack, nullptr, nullptr);
     }
     if (w.dtype == DT::QBInt4) {  // (from the packed stream where it can: 16 columns at once)
       p->ksum.resize(static_cast<size_t>(N));
-      if (!pack || !qd8_ksum_u4_packed(p->wpack.get(), compact, N, K, block, p->ksum.data()))
+      if (!pack || !qd8_ksum_u4_packed(p->wpack, compact, N, K, block, p->ksum.data()))
         for (int64_t o = 0; o < N; ++o)
           p->ksum[static_cast<size_t>(o)] = qd8_ksum_u4(w.data + o * p->w_row_bytes, K, block, scales.data() + o * nb);
     }
@@ -239,7 +245,7 @@ bool run_fully_connected_quantized(State& s, const Node& n) {
     q.x = reinterpret_cast<const int8_t*>(x.data), q.x_scale = x.row_scale, q.x_zp = x.row_zp;
     q.wkind = p.w4 ? QWeights::U4 : QWeights::I8;
     q.w = p.wdata, q.w_row_bytes = p.w_row_bytes, q.meta_stride = p.meta_stride;
-    q.wp = p.wpack.get(), q.wp_bf16 = p.wpack_bf16;
+    q.wp = p.wpack, q.wp_bf16 = p.wpack_bf16;
     if (!p.wsum16.empty())
       q.wsum16 = p.wsum16.data(), q.w_scale_bf16 = p.scale_bf16.data();
     else if (!p.w.empty())
