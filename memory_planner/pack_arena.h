@@ -6,7 +6,14 @@
 // page every 4 KB of each stream; from 2 MB pages it rarely misses the TLB. Measured on
 // the 2-core Zen 4 VM: the 8da4w products of a SmolLM2 decode step 3.6 -> 3.1 ms (medians
 // of 4 interleaved runs), peak RSS +1-2 MB; a plain sequential read 18 -> 27 GB/s.
-// Where the kernel has no transparent huge pages the advice fails and 4 KB pages serve.
+// Where the kernel has no transparent huge pages the advice fails and 4 KB pages serve;
+// PTE_HUGE_PAGES=0 asks for none. The cost: a fresh 2 MB page is zeroed at its first
+// touch (~0.2 ms where the memory is backed), but on a VM that hands free 2 MB blocks back
+// to its host (free page reporting) each one is faulted in from the host first: on the KVM
+// VM above SmolLM2 8da4w loads took 93-428 ms against 114-123 ms on 4 KB pages (the
+// benchmark's median 510 ms, right after the other runtimes freed their memory). So the
+// first huge page of the process is timed (pack_arena.cpp): slower than 2 ms, and the
+// process stops asking.
 //
 // Blocks are 64-byte aligned, bump-allocated from chunks of at least kChunk bytes (2 MB
 // aligned, mapped anonymously, untouched pages cost nothing) and freed all together with
