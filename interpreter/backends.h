@@ -11,6 +11,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -65,6 +66,17 @@ struct BackendInit {
   // MethodOptions::xnnpack: where fp32 fully connected nodes with constant weights run.
   XnnpackPolicy xnnpack = XnnpackPolicy::Default;
 };
+
+// Adds ms and calls to the entry of `out` named `name` (appended if none): the one place
+// profiles sum timings by name (MethodImpl::profile, the backends' node profiles).
+inline void add_op_timing(std::vector<OpTiming>* out, const std::string& name, double ms, uint64_t calls) {
+  for (OpTiming& o : *out)
+    if (o.name == name) {
+      o.total_ms += ms, o.calls += calls;
+      return;
+    }
+  out->push_back({name, ms, calls});
+}
 
 class BackendInstance {
  public:

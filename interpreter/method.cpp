@@ -376,37 +376,18 @@ std::vector<OpTiming> MethodImpl::profile() const {
   for (size_t pc = 0; pc < prof_calls_.size() && pc < instrs_.size(); ++pc) {
     if (!prof_calls_[pc]) continue;
     const Instr& in = instrs_[pc];
-    std::string name = in.kind == Instr::Kernel ? op_names_[in.index] : "delegate " + delegate_ids_[in.index];
-    OpTiming* t = nullptr;
-    for (auto& o : out)
-      if (o.name == name) t = &o;
-    if (!t) {
-      out.push_back({name, 0.0, 0});
-      t = &out.back();
-    }
-    t->total_ms += prof_ms_[pc];
-    t->calls += prof_calls_[pc];
+    add_op_timing(&out, in.kind == Instr::Kernel ? op_names_[in.index] : "delegate " + delegate_ids_[in.index], prof_ms_[pc],
+                  prof_calls_[pc]);
   }
-  // inside the delegates (part of their entries above): "XnnpackBackend > FullyConnected qdint8"
-  std::vector<OpTiming> inner;
+  // inside the delegates (part of their entries above; the names never meet those):
+  // "XnnpackBackend > XNNFullyConnected qdint8 1536x576"
+  std::vector<OpTiming> nodes;
   for (size_t d = 0; d < backends_.size(); ++d) {
     if (!backends_[d]) continue;
-    std::vector<OpTiming> nodes;
+    nodes.clear();
     backends_[d]->profile(&nodes);
-    for (const auto& n : nodes) {
-      const std::string name = delegate_ids_[d] + " > " + n.name;
-      OpTiming* t = nullptr;
-      for (auto& o : inner)
-        if (o.name == name) t = &o;
-      if (!t) {
-        inner.push_back({name, 0.0, 0});
-        t = &inner.back();
-      }
-      t->total_ms += n.total_ms;
-      t->calls += n.calls;
-    }
+    for (const auto& n : nodes) add_op_timing(&out, delegate_ids_[d] + " > " + n.name, n.total_ms, n.calls);
   }
-  out.insert(out.end(), inner.begin(), inner.end());
   return out;
 }
 

@@ -442,15 +442,7 @@ class XnnpackInstance final : public BackendInstance {
         const Shape& w = g_.values[static_cast<size_t>(n.in[1])].dims;
         for (int d = 0; d < w.n; ++d) name += (d ? "x" : " ") + std::to_string(w.d[d]);
       }
-      OpTiming* t = nullptr;
-      for (auto& o : *out)
-        if (o.name == name) t = &o;
-      if (!t) {
-        out->push_back({name, 0.0, 0});
-        t = &out->back();
-      }
-      t->total_ms += node_ms_[k];
-      t->calls += node_calls_[k];
+add_op_timing(out, name, node_ms_[k], node_calls_[k]);
     }
   }
 
