@@ -243,3 +243,57 @@ TEST_CASE("llama::custom_sdpa.out: SmolLM2-like heads (D=64, GQA 3:1) over more 
     CHECK(max_err(Harness::values<float>(out2), ref2) < 2e-5f);
   }
 }
+
+TEST_CASE("llama::custom_sdpa.out: a decode step split over threads (scores, softmax, value slabs) equals the one-row form bit for bit") {
+  if (pte::sdpa_vector_expf_check(1u << 20) < 0) {
+    MESSAGE("no AVX-512: the split decode form does not run here (skipped)");
+    return;
+  }
+  struct Cfg { int B, Hq, Hkv, D, L, start; bool causal; int mask_blank; };
+  const Cfg cfgs[] = {{1, 9, 3, 64, 2304, 1999, true, 0},    // SmolLM2's heads, four key blocks, the last partial
+                      {2, 16, 8, 128, 700, 650, true, 0},    // Qwen3's heads, two batches
+                      {1, 4, 2, 64, 1100, 1098, true, 0},    // keys left over in each block
+                      {1, 3, 3, 32, 300, 250, true, 0},      // one query head a key head
+                      {1, 6, 3, 64, 600, 0, false, 512},     // a mask whose first block is all -inf
+                      {1, 8, 2, 32, 1030, 0, false, 3}};     // a mask, blocks of 512 + 512 + 6 keys
+  const uint64_t runs0 = pte::sdpa_decode_split_min_keys(-2);
+  for (const Cfg& c : cfgs) {
+    INFO("B=" << c.B << " Hq=" << c.Hq << " D=" << c.D << " L=" << c.L << " start=" << c.start);
+    auto q = randn(size_t(c.B) * c.Hq * c.D, 21), k = randn(size_t(c.B) * c.L * c.Hkv * c.D, 22),
+         v = randn(size_t(c.B) * c.L * c.Hkv * c.D, 23);
+    for (auto& x : q) x *= 3.0f;  // peaky: the running max moves between blocks
+    const bool masked = !c.causal;
+    std::vector<float> mask;
+    if (masked) {
+      mask = randn(size_t(c.L), 24);
+      for (int j = 0; j < c.mask_blank; ++j) mask[j] = -INFINITY;
+    }
+    std::vector<float> res[3];  // split (2 threads), one-row form (2 threads), scalar
+    for (int form = 0; form < 3; ++form) {
+      pte::sdpa_force_scalar(form == 2);
+      pte::sdpa_decode_split_min_keys(form == 0 ? 0 : -1);
+      Harness h;
+      h.ctx.claim_threads = 2;
+      auto* out = h.out<float>({c.B, 1, c.Hq, c.D});
+      auto* m = masked ? h.tensor<float>({1, c.L}, mask) : h.none();
+      const uint64_t before = pte::sdpa_decode_split_min_keys(-2);
+      REQUIRE_MESSAGE(h.call("llama::custom_sdpa.out",
+                             {h.tensor<float>({c.B, 1, c.Hq, c.D}, q), h.tensor<float>({c.B, c.L, c.Hkv, c.D}, k),
+                              h.tensor<float>({c.B, c.L, c.Hkv, c.D}, v), h.i(c.start), m, h.d(0.0), h.b(c.causal), h.none(), out}),
+                      h.message);
+      CHECK(pte::sdpa_decode_split_min_keys(-2) - before == (form == 0 ? 1u : 0u));  // the split ran only where asked
+      res[form] = Harness::values<float>(out);
+      auto ref = reference(q, k, v, c.B, 1, c.Hq, c.Hkv, c.D, c.L, c.start, c.causal, masked ? &mask : nullptr, c.L);
+      CHECK(max_err(res[form], ref) < 1e-5f);
+    }
+    pte::sdpa_force_scalar(false);
+    pte::sdpa_decode_split_min_keys(128);
+    for (int form = 1; form < 3; ++form) {
+      INFO("form " << form);
+      size_t differ = 0;
+      for (size_t i = 0; i < res[0].size(); ++i) differ += std::memcmp(&res[0][i], &res[form][i], 4) != 0;
+      CHECK(differ == 0);
+    }
+  }
+  CHECK(pte::sdpa_decode_split_min_keys(-2) - runs0 == std::size(cfgs));
+}

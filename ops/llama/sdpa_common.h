@@ -26,6 +26,10 @@ bool sdpa_run(KernelContext& ctx, const SdpaArgs& a);
 void sdpa_force_scalar(bool on);
 // Tests: prefill's AVX-512 form in tiles of positions (the default) or row by row.
 void sdpa_tiles(bool on);
+// Tests and benchmarks: a decode step (one query row, AVX-512) over at least `keys` keys
+// splits scores, softmax and value sums over the threads (default 128); 0: always, -1: never,
+// less than -1: unchanged. Returns how many calls have taken the split so far.
+uint64_t sdpa_decode_split_min_keys(int64_t keys);
 // Tests: the AVX-512 forms' vector expf against std::exp on every stride-th float of
 // [-104, 89]: 1 equal, 0 differs (then the forms use std::exp), -1 no AVX-512.
 int sdpa_vector_expf_check(uint32_t stride);
