@@ -4,7 +4,9 @@
 // follows. Prints a Markdown table: median milliseconds per call and the ratio
 // library / ours (< 1: the library is faster).
 //
-//   xnn-fc-bench [--qwen] [--convnext] [--ms N]   (N: time budget per measurement, default 150 ms)
+//   xnn-fc-bench [--qwen] [--convnext] [--ms N] [--rows M1,M2,...]
+//   N: time budget per measurement, default 150 ms; --rows: the row counts of the LLM shapes
+//   (default 1,64; a prefill of 16 tokens is M = 16)
 //   --convnext: only ConvNeXt-T's pointwise layers at their row counts (a vision graph's large M)
 //
 // Ours runs as the interpreter runs a linear layer ([N, K] weight read in place, its
@@ -54,7 +56,7 @@ double median_ms(Fn fn, double budget_ms) {
 struct Shape {
   const char* what;
   int64_t K, N;
-  int64_t M = 0;  // 0: M = 1 and 64 (decode and a prompt); else this many rows
+  int64_t M = 0;  // 0: the --rows counts (default 1 and 64: decode and a prompt); else this many rows
 };
 
 }  // namespace
@@ -62,12 +64,25 @@ struct Shape {
 int main(int argc, char** argv) {
   bool qwen = false, convnext = false;
   double budget = 150;
+  std::vector<int64_t> llm_rows = {1, 64};
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--qwen")) qwen = true;
     else if (!std::strcmp(argv[i], "--convnext")) convnext = true;
     else if (!std::strcmp(argv[i], "--ms") && i + 1 < argc) budget = std::atof(argv[++i]);
-    else {
-      std::fprintf(stderr, "usage: xnn-fc-bench [--qwen] [--convnext] [--ms N]\n");
+    else if (!std::strcmp(argv[i], "--rows") && i + 1 < argc) {
+      llm_rows.clear();
+      for (char* p = argv[++i]; *p;) {
+        char* end = p;
+        const long long m = std::strtoll(p, &end, 10);
+        if (end == p || m <= 0) {
+          std::fprintf(stderr, "xnn-fc-bench: --rows wants positive counts separated by commas\n");
+          return 2;
+        }
+        llm_rows.push_back(m);
+        p = *end == ',' ? end + 1 : end;
+      }
+    } else {
+      std::fprintf(stderr, "usage: xnn-fc-bench [--qwen] [--convnext] [--ms N] [--rows M1,M2,...]\n");
       return 2;
     }
   }
@@ -118,7 +133,7 @@ int main(int argc, char** argv) {
           return 1;
         }
       }
-      std::vector<int64_t> rows = {1, 64};
+      std::vector<int64_t> rows = llm_rows;
       if (s.M) rows = {s.M};
       for (int64_t M : rows) {
         std::vector<float> x(static_cast<size_t>(M * s.K), 0.25f), y(static_cast<size_t>(M * s.N));

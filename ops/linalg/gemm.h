@@ -12,6 +12,8 @@
 //   gemv_f32_*           M == 1 (LLM decode): dot products / row sweeps.
 //   gemm_small_m_f32_*   M <= 8 (the dispatcher; the kernels take up to 16) against [N, K] weights: dot products,
 //                        weights read once.
+//   gemm_dots_f32_avx512f 9 <= M <= 64 (the dispatcher) against [N, K] weights: tiles of 4 rows
+//                        x 6 weight rows as dot products, nothing packed (short prompts).
 //   gemm_f32(threads, g) picks the fastest variant for this CPU and splits the work
 //                        over batches, row blocks and column blocks; the tiles are
 //                        claimed by the caller and awake helper threads
@@ -59,6 +61,9 @@ void gemm_small_m_f32_scalar(const GemmF32& g, int64_t batch_index, int64_t n0, 
 void gemm_small_m_f32_avx2_fma(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
 void gemm_small_m_f32_avx512f(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
 void gemm_small_m_f32_neon(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);  // aarch64
+// Any M against [N, K] weights (b_rs == 1, a_cs == 1), AVX-512F: tiles of 4 rows x 6 weight rows
+// as dot products, nothing packed (a short prompt's prefill: the blocked GEMM packs every weight).
+void gemm_dots_f32_avx512f(const GemmF32& g, int64_t batch_index, int64_t n0, int64_t n1);
 
 // True when this CPU runs the AVX2+FMA kernels (cpuinfo, initialised once).
 bool cpu_has_avx2_fma();

@@ -189,6 +189,61 @@ PTE_TGT void small_m_avx512f(const GemmF32& g, int64_t bi, int64_t n0, int64_t n
   }
 }
 
+// A tile of RX rows x RW weight rows as dot products over K (both K-contiguous, nothing
+// packed): RX + RW loads feed RX * RW FMAs (small_m_avx512f: M + 1 loads for M), each
+// weight row read from memory once per column tile and from L1 for the other row groups.
+template <int RX, int RW, bool kPrefetch = false>
+PTE_TGT void dots_tile_avx512f(const GemmF32& g, const float* A, const float* B, float* C, int64_t i, int64_t j) {
+  const int64_t K = g.K;
+  const float* a[RX];
+  const float* w[RW];
+  for (int x = 0; x < RX; ++x) a[x] = A + (i + x) * g.a_rs;
+  for (int r = 0; r < RW; ++r) w[r] = B + (j + r) * g.b_cs;
+  __m512 acc[RX][RW];
+  for (int x = 0; x < RX; ++x)
+    for (int r = 0; r < RW; ++r) acc[x][r] = _mm512_setzero_ps();
+  int64_t k = 0;
+  const int64_t ahead = RW * g.b_cs;  // the next tile's weight rows
+  for (; k + 16 <= K; k += 16) {
+    __m512 wv[RW];
+    for (int r = 0; r < RW; ++r) wv[r] = _mm512_loadu_ps(w[r] + k);
+    if constexpr (kPrefetch)
+      for (int r = 0; r < RW; ++r) _mm_prefetch(reinterpret_cast<const char*>(w[r] + k + ahead), _MM_HINT_T0);
+    for (int x = 0; x < RX; ++x) {
+      const __m512 av = _mm512_loadu_ps(a[x] + k);
+      for (int r = 0; r < RW; ++r) acc[x][r] = _mm512_fmadd_ps(av, wv[r], acc[x][r]);
+    }
+  }
+  if (k < K) {
+    const __mmask16 m = tail_mask(K - k);
+    __m512 wv[RW];
+    for (int r = 0; r < RW; ++r) wv[r] = _mm512_maskz_loadu_ps(m, w[r] + k);
+    for (int x = 0; x < RX; ++x) {
+      const __m512 av = _mm512_maskz_loadu_ps(m, a[x] + k);
+      for (int r = 0; r < RW; ++r) acc[x][r] = _mm512_fmadd_ps(av, wv[r], acc[x][r]);
+    }
+  }
+  for (int x = 0; x < RX; ++x)
+    for (int r = 0; r < RW; ++r) gemv_finish(g, C + (i + x) * g.c_rs, j + r, _mm512_reduce_add_ps(acc[x][r]));
+}
+
+constexpr int kTileX = 4, kTileW = 6;
+
+template <int RW>
+PTE_TGT void dots_rows_avx512f(const GemmF32& g, const float* A, const float* B, float* C, int64_t j) {
+  // the first group of rows requests the next tile's weight rows (cold: a prompt's weights
+  // come from memory) while the others reuse this tile's from L1
+  int64_t i = 0;
+  if (kTileX <= g.M) dots_tile_avx512f<kTileX, RW, true>(g, A, B, C, 0, j), i = kTileX;
+  for (; i + kTileX <= g.M; i += kTileX) dots_tile_avx512f<kTileX, RW>(g, A, B, C, i, j);
+  switch (g.M - i) {
+    case 3: dots_tile_avx512f<3, RW>(g, A, B, C, i, j); break;
+    case 2: dots_tile_avx512f<2, RW>(g, A, B, C, i, j); break;
+    case 1: dots_tile_avx512f<1, RW>(g, A, B, C, i, j); break;
+    default: break;
+  }
+}
+
 }  // namespace
 
 void gemm_f32_avx512f(const GemmF32& g, int64_t bi, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
@@ -209,6 +264,15 @@ void gemv_f32_avx512f_streams2(const GemmF32& g, int64_t bi, int64_t n0, int64_t
 void gemv_f32_avx512f(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) {
   static const bool amd = isa::cpu().vendor == isa::Vendor::Amd;
   amd ? gemv_f32_avx512f_streams2(g, bi, n0, n1) : gemv_f32_avx512f_streams8(g, bi, n0, n1);
+}
+
+void gemm_dots_f32_avx512f(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) {
+  const float* A = g.a + bi * g.a_bs;
+  const float* B = g.b + bi * g.b_bs;
+  float* C = g.c + bi * g.c_bs;
+  int64_t j = n0;
+  for (; j + kTileW <= n1; j += kTileW) dots_rows_avx512f<kTileW>(g, A, B, C, j);
+  for (; j < n1; ++j) dots_rows_avx512f<1>(g, A, B, C, j);
 }
 
 void gemm_small_m_f32_avx512f(const GemmF32& g, int64_t bi, int64_t n0, int64_t n1) {

@@ -340,3 +340,26 @@ TEST_CASE("gemm_small_m_f32 (scalar, AVX2+FMA, AVX-512F) match the reference for
       check_case(cs, [](const GemmF32& g) { gemm_f32(2, g, GemmIsa::Avx512f); });
     }
 }
+
+TEST_CASE("gemm_dots_f32_avx512f (4 x 6 tiles of dot products, any M) matches the reference for [N, K] weights") {
+  if (!cpu_has_avx512f()) {
+    MESSAGE("no AVX-512F: not run");
+    return;
+  }
+  // M: whole tiles of 4 rows and 1-3 left over; N: whole tiles of 6 and columns left over;
+  // K: multiples of 16 and masked tails; batches, strides, accumulate and alpha as above
+  const int64_t dims[][3] = {{9, 7, 13}, {16, 576, 70}, {17, 33, 48}, {18, 100, 31}, {19, 1, 6}, {32, 1536, 12}, {40, 64, 5}, {150, 40, 61}};
+  int flip = 0;
+  for (auto& d : dims)
+    for (int ct = 0; ct < 2; ++ct) {
+      ++flip;
+      Case cs{1 + (flip % 3 == 0), d[0], d[1], d[2], false, true, ct != 0, flip % 2 == 0, flip % 4 == 1 ? 0.5f : 1.0f};
+      INFO("M=" << d[0] << " N=" << d[1] << " K=" << d[2]);
+      check_case(cs, [](const GemmF32& g) {
+        for (int64_t n = 0; n < g.batch; ++n) {  // two column ranges, the first not a multiple of 6
+          gemm_dots_f32_avx512f(g, n, 0, g.N / 3);
+          gemm_dots_f32_avx512f(g, n, g.N / 3, g.N);
+        }
+      });
+    }
+}
