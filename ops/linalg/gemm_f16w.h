@@ -7,7 +7,9 @@
 //                      float, then the bias added. The reference.
 //   f16w_dots_*        M <= 8 (decode): each weight row read once for all M rows, two rows
 //                      at a time; scalar, AVX2+F16C, AVX-512F, NEON (aarch64).
-//   blocked            M > 8 (prefill): per column tile and K block, the weights converted
+//   f16w_dots_avx512f  also 9 <= M <= 32 (short prompts): tiles of 4 rows x 6 weight rows, each
+//                      weight converted as loaded, the next tile's weight rows prefetched.
+//   blocked            M > 8 (prefill; AVX-512: M > 32): per column tile and K block, the weights converted
 //                      to fp32 on the stack (32 x 256), then the fp32 GEMM tile of the same
 //                      ISA (gemm.h) accumulates into y.
 //   fc_f16w(threads)   picks the variant and splits columns (and row tiles) over the

@@ -138,6 +138,50 @@ PTE_F16C void dots256(const FcF16w& p, int64_t n0, int64_t n1) {
 
 }  // namespace
 
+// Prefill (M > 8): tiles of RX activation rows x RW weight rows (RX + RW loads feed RX * RW
+// FMAs; dots512 with all M rows would need M * R accumulators), each weight row read from
+// memory once per column range and converted again for each group of rows (from L1).
+template <int RX, int RW, bool kPrefetch = false>
+PTE_F16W512 void tile512(const FcF16w& p, int64_t i, int64_t n, int64_t kv) {
+  const uint16_t* w[RW];
+  const float* x[RX];
+  for (int r = 0; r < RW; ++r) w[r] = p.w + (n + r) * p.K;
+  for (int a = 0; a < RX; ++a) x[a] = p.x + (i + a) * p.x_rs;
+  __m512 acc[RX][RW];
+  for (int a = 0; a < RX; ++a)
+    for (int r = 0; r < RW; ++r) acc[a][r] = _mm512_setzero_ps();
+  const int64_t ahead = RW * p.K;  // the next tile's weight rows
+  for (int64_t k = 0; k < kv; k += 16) {
+    __m512 wv[RW];
+    for (int r = 0; r < RW; ++r) wv[r] = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[r] + k)));
+    if constexpr (kPrefetch)  // (16 halves: half a line; every other step)
+      if (k % 32 == 0)
+        for (int r = 0; r < RW; ++r) _mm_prefetch(reinterpret_cast<const char*>(w[r] + k + ahead), _MM_HINT_T0);
+    for (int a = 0; a < RX; ++a) {
+      const __m512 xv = _mm512_loadu_ps(x[a] + k);
+      for (int r = 0; r < RW; ++r) acc[a][r] = _mm512_fmadd_ps(xv, wv[r], acc[a][r]);
+    }
+  }
+  for (int a = 0; a < RX; ++a)
+    for (int r = 0; r < RW; ++r) {
+      const float s = _mm512_reduce_add_ps(acc[a][r]) + f16w_tail_dot(x[a], w[r], kv, p.K);
+      p.y[(i + a) * p.y_rs + n + r] = p.bias ? s + p.bias[n + r] : s;
+    }
+}
+
+template <int RW>
+PTE_F16W512 void tile_rows512(const FcF16w& p, int64_t n, int64_t kv) {
+  int64_t i = 0;  // the first group of rows requests the next tile's weight rows
+  if (4 <= p.M) tile512<4, RW, true>(p, 0, n, kv), i = 4;
+  for (; i + 4 <= p.M; i += 4) tile512<4, RW>(p, i, n, kv);
+  switch (p.M - i) {
+    case 3: return tile512<3, RW>(p, i, n, kv);
+    case 2: return tile512<2, RW>(p, i, n, kv);
+    case 1: return tile512<1, RW>(p, i, n, kv);
+    default: return;
+  }
+}
+
 // One or two activation rows (decode): one weight row at a time (rows512 / rows256);
 // more: R weight rows at a time, each read once for all M rows.
 void f16w_dots_avx512f(const FcF16w& p, int64_t n0, int64_t n1) {
@@ -150,8 +194,12 @@ void f16w_dots_avx512f(const FcF16w& p, int64_t n0, int64_t n1) {
     case 6: return dots512<6, 2>(p, n0, n1);
     case 7: return dots512<7, 2>(p, n0, n1);
     case 8: return dots512<8, 2>(p, n0, n1);
-    default: return f16w_dots_scalar(p, n0, n1);
+    default: break;
   }
+  const int64_t kv = p.K / 16 * 16;  // more rows: tiles of 4 x 6
+  int64_t n = n0;
+  for (; n + 6 <= n1; n += 6) tile_rows512<6>(p, n, kv);
+  for (; n < n1; ++n) tile_rows512<1>(p, n, kv);
 }
 
 void f16w_dots_avx2(const FcF16w& p, int64_t n0, int64_t n1) {

@@ -341,6 +341,7 @@ TEST_CASE("gemm_small_m_f32 (scalar, AVX2+FMA, AVX-512F) match the reference for
     }
 }
 
+#if defined(__x86_64__)
 TEST_CASE("gemm_dots_f32_avx512f (4 x 6 tiles of dot products, any M) matches the reference for [N, K] weights") {
   if (!cpu_has_avx512f()) {
     MESSAGE("no AVX-512F: not run");
@@ -363,3 +364,4 @@ TEST_CASE("gemm_dots_f32_avx512f (4 x 6 tiles of dot products, any M) matches th
       });
     }
 }
+#endif  // defined(__x86_64__)
