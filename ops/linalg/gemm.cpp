@@ -35,7 +35,7 @@ constexpr int64_t kSmallM = 8;  // up to this many rows, weights [N, K] take the
 constexpr int64_t kSmallMAvx512 = 8;  // the same with AVX-512: at M = 16 the blocked GEMM took 0.5-0.6x the dots' time (Zen 4 VM, SmolLM2 shapes, 2 threads)
 // AVX-512, more rows against [N, K] weights: tiles of 4 rows x 6 weight rows as dot products
 // (gemm_dots_f32_avx512f), nothing packed, the next tile's weight rows prefetched. SmolLM2-135M
-// fp32 prefill, 2 threads, Zen 4 VM, against the blocked GEMM (which packs every weight sliver
+// fp32 prefill, 2 threads, Zen 5 VM, against the blocked GEMM (which packs every weight sliver
 // per call): 16 tokens 42 -> 24 ms, 32: 45 -> 33, 64: 67 -> 58, 150: a tie.
 constexpr int64_t kTilesMaxMAvx512 = 64;
 

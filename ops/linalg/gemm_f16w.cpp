@@ -15,7 +15,7 @@ namespace {
 
 constexpr int64_t kDotsMaxM = 8;       // up to this many rows: dot products (weights read once)
 // AVX-512: up to this many rows, tiles of 4 rows x 6 weight rows as dot products (f16w_dots_avx512f).
-// SmolLM2-135M fp16 prefill, 2 threads, Zen 4 VM, against the blocked form: 16 tokens 27 -> 22 ms,
+// SmolLM2-135M fp16 prefill, 2 threads, Zen 5 VM, against the blocked form: 16 tokens 27 -> 22 ms,
 // 32: 45 -> 41 ms, 64: a tie.
 constexpr int64_t kTilesMaxMAvx512 = 32;
 constexpr int64_t kTileN = 32;         // blocked: columns per tile (the fp32 GEMM's sliver width)

@@ -857,7 +857,7 @@ __attribute__((target("avx512f"))) void sdpa_decode_rows_f32_avx512(void* p, siz
 //      its own: blas_gemv1_value on a slab is the whole call's lanes), the blocks combined
 //      in order as the one-row form does: out = out * c + block sum.
 // Scratch: the weights of every query head (whole key blocks), the factors and sums.
-// From 128 keys (SmolLM2 8da4w, 2 threads, Zen 4 VM, per call against the one-row form: 11.6 ->
+// From 128 keys (SmolLM2 8da4w, 2 threads, Zen 5 VM, per call against the one-row form: 11.6 ->
 // 10.3 us at 128 positions, 23 -> 20 at 256, 44 -> 34 at 512, 185 -> 145 at 2000; no gain at 64).
 constexpr int64_t kSplitKeys = 128;  // divides kKeyBlock
 constexpr int64_t kSplitSlab = 32;
