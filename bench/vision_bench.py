@@ -124,6 +124,10 @@ def main():
     if os.path.exists(jpath):
         with open(jpath) as f:
             allres = json.load(f)
+    prev = allres.get(mode)
+    if prev and {m["name"] for m in prev["models"]} - {m["name"] for m in out["models"]}:
+        # a run of fewer models keeps the earlier run's table (its date and CPU line say which)
+        allres[f"{mode}@{prev['started']}"] = prev
     allres[mode] = out
     with open(jpath, "w") as f:
         json.dump(allres, f, indent=1)
@@ -144,12 +148,16 @@ def write_md(allres, path):
           "runs the delegate's convolutions on the system XNNPACK library (a 2022 snapshot; the official "
           "runtime bundles its own, newer XNNPACK). Accuracy: pte-run's output against eager PyTorch, "
           "max |a - b| / max |b|.\n"]
-    for mode in ("idle", "loaded"):
+    earlier = sorted((k for k in allres if "@" in k), key=lambda k: allres[k]["started"], reverse=True)
+    for mode in ["idle", "loaded"] + earlier:
         res = allres.get(mode)
         if not res:
             continue
         mach = res["machine"]
-        md.append(f"## {'No background load' if mode == 'idle' else 'With a background load'}: "
+        kind = mode.split("@")[0]
+        md.append(f"## {'Earlier run, ' if '@' in mode else ''}"
+                  f"{('no' if '@' in mode else 'No') if kind == 'idle' else ('with' if '@' in mode else 'With')}"
+                  f"{' background load' if kind == 'idle' else ' a background load'}: "
                   f"{res['started']} to {res['finished']}\n")
         la0, la1 = res["loadavg_start"], res["loadavg_end"]
         md.append(f"- CPU: {mach.get('cpu')} ({mach.get('physical_cores')} physical cores); ISA {mach.get('isa')}")
