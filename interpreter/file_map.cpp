@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -40,6 +42,15 @@ Status FileMap::open(const std::string& path) {
     data_ = nullptr;
     size_ = 0;
     return Status::ok();
+  }
+  {  // the read-ahead window of the file's device (its backing device info, by st_dev)
+    char path_ra[96];
+    std::snprintf(path_ra, sizeof(path_ra), "/sys/class/bdi/%u:%u/read_ahead_kb", major(st.st_dev), minor(st.st_dev));
+    if (FILE* f = std::fopen(path_ra, "re")) {
+      unsigned long kb = 0;
+      if (std::fscanf(f, "%lu", &kb) == 1 && kb >= 128 && kb <= (64ul << 10)) readahead_ = kb << 10;
+      std::fclose(f);
+    }
   }
   void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   int e = errno;
@@ -77,6 +88,22 @@ bool FileMap::populate(const void* p, size_t n) const {
 #endif
   if (madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_READ) != 0)
     madvise(reinterpret_cast<void*>(from), to - from, MADV_WILLNEED);
+  return true;
+}
+
+bool FileMap::prefetch(const void* p, size_t n) const {
+  const auto* b = static_cast<const uint8_t*>(p);
+  const auto* base = static_cast<const uint8_t*>(mapped_);
+  if (!mapped_ || b < base || n > mapped_size_ || static_cast<size_t>(b - base) > mapped_size_ - n) return false;
+  if (n == 0) return true;
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t from = reinterpret_cast<uintptr_t>(b) / page * page;
+  const uintptr_t to = std::min<uintptr_t>((reinterpret_cast<uintptr_t>(b) + n + page - 1) / page * page,
+                                           reinterpret_cast<uintptr_t>(base) + mapped_size_);
+  // one request a window: the kernel reads at most that much per request (6.18: a whole-range
+  // MADV_WILLNEED on a 113 MB table read its first 8 MB); pages already cached cost a lookup
+  for (uintptr_t at = from; at < to; at += readahead_)
+    madvise(reinterpret_cast<void*>(at), std::min<uintptr_t>(readahead_, to - at), MADV_WILLNEED);
   return true;
 }
 

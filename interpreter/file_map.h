@@ -31,12 +31,20 @@ class FileMap {
   // older kernels: a read-ahead hint) so the first run does not take their page faults one by
   // one. False when the range is not ours.
   bool populate(const void* p, size_t n) const;
+  // The bytes [p, p + n) may be read later (a row at a time): when they lie in a mapping of
+  // ours, the kernel reads them into the page cache in the background (MADV_WILLNEED), so a
+  // first run after the file left the cache does not wait on the disk for each row. Nothing
+  // is mapped (no resident-set cost). The kernel reads at most the device's read-ahead window
+  // per request, so the range goes in steps of that window (its bdi's read_ahead_kb, read at
+  // open; 128 KB when unknown). False when the range is not ours.
+  bool prefetch(const void* p, size_t n) const;
 
  private:
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
   void* mapped_ = nullptr;
   size_t mapped_size_ = 0;
+  size_t readahead_ = 128 << 10;  // the file's device read-ahead window (bytes): prefetch's step
   uint8_t* owned_ = nullptr;
 };
 

@@ -615,6 +615,12 @@ void LoadedProgram::populate_pages(const void* p, size_t n) const {
     if (d->map().populate(p, n)) return;
 }
 
+void LoadedProgram::prefetch_pages(const void* p, size_t n) const {
+  if (map_->prefetch(p, n)) return;
+  for (const auto& d : data_files_)
+    if (d->map().prefetch(p, n)) return;
+}
+
 int LoadedProgram::find_plan(std::string_view name) const {
   const auto* plans = root_->execution_plan();
   for (uint32_t i = 0; i < plans->size(); ++i)

@@ -86,6 +86,9 @@ class LoadedProgram final : public Program {
   void release_pages(const void* p, size_t n) const;
   // Constant bytes every run reads in place: their pages are mapped at load (FileMap::populate).
   void populate_pages(const void* p, size_t n) const;
+  // Constant bytes some runs read (an embedding table: one row a token): read ahead into the
+  // page cache now, without mapping them (FileMap::prefetch; no resident-set cost).
+  void prefetch_pages(const void* p, size_t n) const;
   size_t file_size() const { return map_->size(); }
 
   // The bytes of segment `index` (absolute position checked at open).

@@ -56,6 +56,11 @@ Status MethodImpl::load(const LoadedProgram& program, int plan_index, const Prog
 
   Load L{m, program, plan, options};
   PTE_TRY(L.parse_values());
+  // The constants the method's own kernels read lie in the program's constant segment; the
+  // delegates map theirs in place (populate). Some are read a row at a time (an embedding
+  // table: on a cold page cache each new token's row waited on the disk, SmolLM2 fp32 1.9 ms
+  // a decode step): read the span ahead in the background.
+  if (L.const_hi > L.const_lo) program.prefetch_pages(L.const_lo, static_cast<size_t>(L.const_hi - L.const_lo));
   PTE_TRY(L.parse_io());
   std::vector<std::string> unsupported;
   PTE_TRY(L.parse_instructions(&unsupported));

@@ -57,6 +57,8 @@ struct MethodImpl::Load {
   const Program::MethodOptions& options;
   uint32_t nvalues = 0;
   std::vector<loading::Slot> slots;    // one per tensor value
+  const uint8_t* const_lo = nullptr;   // the span of the method's constant tensors (prefetched at load)
+  const uint8_t* const_hi = nullptr;
   std::vector<int32_t> slot_of;        // value -> slot, -1 for non-tensors
   std::vector<uint8_t> is_input, is_output, is_view_out, referenced;
   std::vector<uint8_t> const_view;     // folded permute_copy outputs: views of constants (fold_constant_permutes)

@@ -207,6 +207,10 @@ Status MethodImpl::Load::parse_tensor(uint32_t k, const fb::Tensor* ft) {
     t.data = const_cast<uint8_t*>(data);
     t.capacity = sl.nbytes;
     sl.constant = true;
+    if (sl.nbytes > 0) {
+      if (!const_lo || data < const_lo) const_lo = data;
+      if (!const_hi || data + sl.nbytes > const_hi) const_hi = data + sl.nbytes;
+    }
   }
   return Status::ok();
 }
