@@ -48,7 +48,8 @@ Status FileMap::open(const std::string& path) {
     std::snprintf(path_ra, sizeof(path_ra), "/sys/class/bdi/%u:%u/read_ahead_kb", major(st.st_dev), minor(st.st_dev));
     if (FILE* f = std::fopen(path_ra, "re")) {
       unsigned long kb = 0;
-      if (std::fscanf(f, "%lu", &kb) == 1 && kb >= 128 && kb <= (64ul << 10)) readahead_ = kb << 10;
+      const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+      if (std::fscanf(f, "%lu", &kb) == 1 && kb >= 128 && kb <= (64ul << 10)) readahead_ = (kb << 10) / page * page;
       std::fclose(f);
     }
   }
