@@ -64,10 +64,21 @@ Status FileMap::open(const std::string& path) {
   return Status::ok();
 }
 
-bool FileMap::release(const void* p, size_t n) const {
+bool FileMap::ours(const void* p, size_t n) const {
   const auto* b = static_cast<const uint8_t*>(p);
   const auto* base = static_cast<const uint8_t*>(mapped_);
-  if (!mapped_ || b < base || n > mapped_size_ || static_cast<size_t>(b - base) > mapped_size_ - n) return false;
+  return mapped_ && b >= base && n <= mapped_size_ && static_cast<size_t>(b - base) <= mapped_size_ - n;
+}
+
+void FileMap::outer_pages(const void* p, size_t n, uintptr_t* from, uintptr_t* to) const {
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE)), b = reinterpret_cast<uintptr_t>(p);
+  *from = b / page * page;
+  *to = std::min<uintptr_t>((b + n + page - 1) / page * page, reinterpret_cast<uintptr_t>(mapped_) + mapped_size_);
+}
+
+bool FileMap::release(const void* p, size_t n) const {
+  if (!ours(p, n)) return false;
+  const auto* b = static_cast<const uint8_t*>(p);
   const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   const uintptr_t from = (reinterpret_cast<uintptr_t>(b) + page - 1) / page * page;
   const uintptr_t to = (reinterpret_cast<uintptr_t>(b) + n) / page * page;
@@ -76,14 +87,10 @@ bool FileMap::release(const void* p, size_t n) const {
 }
 
 bool FileMap::populate(const void* p, size_t n) const {
-  const auto* b = static_cast<const uint8_t*>(p);
-  const auto* base = static_cast<const uint8_t*>(mapped_);
-  if (!mapped_ || b < base || n > mapped_size_ || static_cast<size_t>(b - base) > mapped_size_ - n) return false;
+  if (!ours(p, n)) return false;
   if (n == 0) return true;
-  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const uintptr_t from = reinterpret_cast<uintptr_t>(b) / page * page;
-  const uintptr_t to = std::min<uintptr_t>((reinterpret_cast<uintptr_t>(b) + n + page - 1) / page * page,
-                                           reinterpret_cast<uintptr_t>(base) + mapped_size_);
+  uintptr_t from, to;
+  outer_pages(p, n, &from, &to);
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
 #endif
@@ -93,14 +100,10 @@ bool FileMap::populate(const void* p, size_t n) const {
 }
 
 bool FileMap::prefetch(const void* p, size_t n) const {
-  const auto* b = static_cast<const uint8_t*>(p);
-  const auto* base = static_cast<const uint8_t*>(mapped_);
-  if (!mapped_ || b < base || n > mapped_size_ || static_cast<size_t>(b - base) > mapped_size_ - n) return false;
+  if (!ours(p, n)) return false;
   if (n == 0) return true;
-  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const uintptr_t from = reinterpret_cast<uintptr_t>(b) / page * page;
-  const uintptr_t to = std::min<uintptr_t>((reinterpret_cast<uintptr_t>(b) + n + page - 1) / page * page,
-                                           reinterpret_cast<uintptr_t>(base) + mapped_size_);
+  uintptr_t from, to;
+  outer_pages(p, n, &from, &to);
   // one request a window: the kernel reads at most that much per request (6.18: a whole-range
   // MADV_WILLNEED on a 113 MB table read its first 8 MB); pages already cached cost a lookup
   for (uintptr_t at = from; at < to; at += readahead_)

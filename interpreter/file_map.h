@@ -40,6 +40,10 @@ class FileMap {
   bool prefetch(const void* p, size_t n) const;
 
  private:
+  bool ours(const void* p, size_t n) const;  // [p, p + n) lies in our mapping
+  // the whole pages that hold [p, p + n), clipped to the mapping
+  void outer_pages(const void* p, size_t n, uintptr_t* from, uintptr_t* to) const;
+
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
   void* mapped_ = nullptr;

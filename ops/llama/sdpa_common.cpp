@@ -768,6 +768,35 @@ inline void prefetch_rows_l2(const float* p, int64_t stride, int64_t n, int64_t 
     for (int64_t i = 0; i < d; i += 16) _mm_prefetch(reinterpret_cast<const char*>(p + r * stride + i), _MM_HINT_T1);
 }
 
+// Scores of keys [j0, j1) of the key block at n (nb keys; the first `grouped` in MKL's groups
+// of four) for R query heads: sc[r][j] (block coordinates). Keys 16 at a time, transposed once
+// for all R heads (blas_gemv1_dot16_avx512), where the groups of four allow; the rest one by one.
+// t: scratch for 16 transposed keys.
+__attribute__((target("avx512f"))) void decode_scores_avx512(const float* kb, int64_t ks, int64_t n, int64_t nb, int64_t grouped,
+                                                            int64_t j0, int64_t j1, int64_t D, const float (*qv)[kTileMaxDim], int64_t R,
+                                                            float* const* sc, float (*t)[16]) {
+  const int64_t g16 = std::min(grouped, j1);  // keys in dot16 groups: j + 16 <= this
+  int64_t j = j0;
+  for (; j + 16 <= g16; j += 16) {
+    const float* base = kb + (n + j) * ks;
+    if (j + 32 <= g16)
+      for (int l = 0; l < 16; ++l)
+        for (int64_t d0 = 0; d0 < D; d0 += 16) _mm_prefetch(reinterpret_cast<const char*>(base + (16 + l) * ks + d0), _MM_HINT_T0);
+    for (int64_t d0 = 0; d0 < D; d0 += 16) {
+      const __mmask16 dm = static_cast<__mmask16>((1u << std::min<int64_t>(16, D - d0)) - 1);
+      __m512 rw[16];
+#pragma GCC unroll 16
+      for (int l = 0; l < 16; ++l) rw[l] = _mm512_maskz_loadu_ps(dm, base + l * ks + d0);
+      transpose16_avx512(rw);
+#pragma GCC unroll 16
+      for (int i = 0; i < 16; ++i) _mm512_store_ps(t[d0 + i], rw[i]);
+    }
+    for (int64_t r = 0; r < R; ++r) blas_gemv1_dot16_avx512(&t[0][0], qv[r], D, sc[r] + j);
+  }
+  for (; j < j1; ++j)
+    for (int64_t r = 0; r < R; ++r) sc[r][j] = blas_gemv1_dot_avx512(kb + (n + j) * ks, qv[r], D, j, nb);
+}
+
 template <int R>
 __attribute__((target("avx512f"))) void sdpa_decode_f32_avx512(const SdpaJob<float>& job, int64_t b, int64_t hk) {
   const SdpaArgs& a = *job.a;
@@ -781,7 +810,9 @@ __attribute__((target("avx512f"))) void sdpa_decode_f32_avx512(const SdpaJob<flo
   alignas(64) float qv[R][kTileMaxDim], dst[R][kTileMaxDim], blk[kTileMaxDim], sc[R][kKeyBlock];
   alignas(64) float t[kTileMaxDim][16];  // 16 keys transposed: t[d][lane]
   float run_max[R], run_sum[R];
+  float* scp[R];
   for (int r = 0; r < R; ++r) {
+    scp[r] = sc[r];
     const float* qp = q.ptr<float>() + b * q.strides[0] + (hk * job.reps + r) * q.strides[2];
     for (int64_t d = 0; d < D; ++d) qv[r][d] = qp[d * q.strides[3]], dst[r][d] = 0.f;
     run_max[r] = ninf, run_sum[r] = 0.f;
@@ -798,25 +829,7 @@ __attribute__((target("avx512f"))) void sdpa_decode_f32_avx512(const SdpaJob<flo
     // up front keeps many misses in flight instead of one row's at a time.
     prefetch_rows_l2(kb + n * ks, ks, live, D);
     prefetch_rows_l2(vb + n * vs, vs, live, D);
-    int64_t j = 0;
-    for (; j + 16 <= grouped; j += 16) {
-      const float* base = kb + (n + j) * ks;
-      if (j + 32 <= grouped)
-        for (int l = 0; l < 16; ++l)
-          for (int64_t d0 = 0; d0 < D; d0 += 16) _mm_prefetch(reinterpret_cast<const char*>(base + (16 + l) * ks + d0), _MM_HINT_T0);
-      for (int64_t d0 = 0; d0 < D; d0 += 16) {
-        const __mmask16 dm = static_cast<__mmask16>((1u << std::min<int64_t>(16, D - d0)) - 1);
-        __m512 rw[16];
-#pragma GCC unroll 16
-        for (int l = 0; l < 16; ++l) rw[l] = _mm512_maskz_loadu_ps(dm, base + l * ks + d0);
-        transpose16_avx512(rw);
-#pragma GCC unroll 16
-        for (int i = 0; i < 16; ++i) _mm512_store_ps(t[d0 + i], rw[i]);
-      }
-      for (int r = 0; r < R; ++r) blas_gemv1_dot16_avx512(&t[0][0], qv[r], D, sc[r] + j);
-    }
-    for (; j < live; ++j)
-      for (int r = 0; r < R; ++r) sc[r][j] = blas_gemv1_dot_avx512(kb + (n + j) * ks, qv[r], D, j, nb);
+    decode_scores_avx512(kb, ks, n, nb, grouped, 0, live, D, qv, R, scp, t);
     for (int r = 0; r < R; ++r) {
       const float bmax = scale_scores(sc[r], live, a.scale, mrow ? mrow + n * mstride : nullptr, mstride);
       softmax_block_avx512_live(sc[r], nb, live, bmax, n > 0, dst[r], D, &run_max[r], &run_sum[r]);
@@ -902,26 +915,7 @@ __attribute__((target("avx512f"))) void split_scores(void* p, size_t unit) {
     sc[r] = sp.sc + (b * job.Hq + h) * (sp.nblk * kKeyBlock) + n;
   }
   prefetch_rows_l2(kb + (n + j0) * ks, ks, j1 - j0, D);
-  const int64_t grouped16 = std::min(std::min(live, nb / 4 * 4), j1);  // keys in dot16 groups: j + 16 <= this
-  int64_t j = j0;
-  for (; j + 16 <= grouped16; j += 16) {
-    const float* base = kb + (n + j) * ks;
-    if (j + 32 <= grouped16)
-      for (int l = 0; l < 16; ++l)
-        for (int64_t d0 = 0; d0 < D; d0 += 16) _mm_prefetch(reinterpret_cast<const char*>(base + (16 + l) * ks + d0), _MM_HINT_T0);
-    for (int64_t d0 = 0; d0 < D; d0 += 16) {
-      const __mmask16 dm = static_cast<__mmask16>((1u << std::min<int64_t>(16, D - d0)) - 1);
-      __m512 rw[16];
-#pragma GCC unroll 16
-      for (int l = 0; l < 16; ++l) rw[l] = _mm512_maskz_loadu_ps(dm, base + l * ks + d0);
-      transpose16_avx512(rw);
-#pragma GCC unroll 16
-      for (int i = 0; i < 16; ++i) _mm512_store_ps(t[d0 + i], rw[i]);
-    }
-    for (int64_t r = 0; r < R; ++r) blas_gemv1_dot16_avx512(&t[0][0], qv[r], D, sc[r] + j);
-  }
-  for (; j < j1; ++j)
-    for (int64_t r = 0; r < R; ++r) sc[r][j] = blas_gemv1_dot_avx512(kb + (n + j) * ks, qv[r], D, j, nb);
+  decode_scores_avx512(kb, ks, n, nb, std::min(live, nb / 4 * 4), j0, j1, D, qv, R, sc, t);
 }
 
 // pass 2: unit = (batch, query head)
