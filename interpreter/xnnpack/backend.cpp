@@ -210,6 +210,7 @@ class XnnpackInstance final : public BackendInstance {
     PTE_TRY(parse_graph(init.blob, init.program, &g_));
     PTE_TRY(fuse_pad_into_conv(&g_, &origin_));  // before widen_half: fp16 pads fold too
     PTE_TRY(widen_half(&g_, &origin_));
+    PTE_TRY(fuse_qd8_siblings(&g_, &origin_));
     const size_t nv = g_.values.size();
     rt_.resize(nv);
     prep_.resize(g_.nodes.size());
@@ -438,9 +439,12 @@ class XnnpackInstance final : public BackendInstance {
       std::string name = op_name(n.op);
       if (n.op == Op::FullyConnected || n.op == Op::Convert || n.op == Op::Conv2d || n.op == Op::BatchMatrixMultiply)
         name += std::string(" ") + dt_name(g_.values[static_cast<size_t>(n.in[0])].dtype);
-      if (n.op == Op::FullyConnected && n.in[1] >= 0) {  // and the filter's shape: an LLM has a few
-        const Shape& w = g_.values[static_cast<size_t>(n.in[1])].dims;
-        for (int d = 0; d < w.n; ++d) name += (d ? "x" : " ") + std::to_string(w.d[d]);
+      // and the filter's shape (an LLM has a few); a product group's (fuse_qd8_siblings) joined by "+"
+      for (size_t j = k; n.op == Op::FullyConnected && j <= k + static_cast<size_t>(n.siblings) && j < g_.nodes.size(); ++j) {
+        const Node& m = g_.nodes[j];
+        if (m.in[1] < 0) continue;
+        const Shape& w = g_.values[static_cast<size_t>(m.in[1])].dims;
+        for (int d = 0; d < w.n; ++d) name += (d ? "x" : j == k ? " " : "+") + std::to_string(w.d[d]);
       }
 add_op_timing(out, name, node_ms_[k], node_calls_[k]);
     }
@@ -474,6 +478,7 @@ add_op_timing(out, name, node_ms_[k], node_calls_[k]);
     s.g = &g_, s.rt = &rt_, s.prep = &prep_, s.ctx = &ctx, s.helper_thread = threads_ > 1 && ctx.claim_threads > 1;  // (1: the method runs alone now)
     DenormalsOff daz;  // as XNNPACK runs its operators (xnn_math.h)
     for (size_t k = 0; k < g_.nodes.size(); ++k) {
+      if (g_.nodes[k].in_group) continue;  // run by the product group's first node
       s.node_index = k;
       const auto t0 = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
       const bool ok = qs8_[k] ? run_qs8(s, g_.nodes[k]) : run_node(s, g_.nodes[k]);

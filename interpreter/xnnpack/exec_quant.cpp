@@ -223,10 +223,12 @@ Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared
   return Status::ok();
 }
 
-bool run_fully_connected_quantized(State& s, const Node& n) {
-  const Value& vx = s.meta(n.in[0]);
+namespace {
+
+// The qd8 product of node `k` (shapes checked, output shape set); false with ctx.fail.
+bool qd8_gemm_of(State& s, size_t k, QGemm* out) {
+  const Node& n = s.g->nodes[k];
   const Value& vw = s.meta(n.in[1]);
-  const Value& vy = s.meta(n.out);
   const Shape xs = s.v(n.in[0]).shape;
   const bool tw = (n.flags & kFlagTransposeWeights) != 0;
   const int64_t N = tw ? vw.dims.d[1] : vw.dims.d[0], K = tw ? vw.dims.d[0] : vw.dims.d[1];
@@ -236,35 +238,68 @@ bool run_fully_connected_quantized(State& s, const Node& n) {
   ys.d[ys.n - 1] = N;
   if (!s.set_shape(n.out, ys)) return false;
   const int64_t M = K ? xs.numel() / K : 0;
+  const Prepared& p = (*s.prep)[k];
+  RtValue& x = s.v(n.in[0]);
+  if (M > x.row_capacity) return s.ctx->fail("XNNFullyConnected: %lld rows exceed the planned %lld", (long long)M, (long long)x.row_capacity);
+  QGemm q;
+  q.M = M, q.N = N, q.K = K;
+  q.x = reinterpret_cast<const int8_t*>(x.data), q.x_scale = x.row_scale, q.x_zp = x.row_zp;
+  q.wkind = p.w4 ? QWeights::U4 : QWeights::I8;
+  q.w = p.wdata, q.w_row_bytes = p.w_row_bytes, q.meta_stride = p.meta_stride;
+  q.wp = p.wpack, q.wp_bf16 = p.wpack_bf16;
+  if (!p.wsum16.empty())
+    q.wsum16 = p.wsum16.data(), q.w_scale_bf16 = p.scale_bf16.data();
+  else if (!p.w.empty())
+    q.wsum = p.wsum.data(), q.w_scale = p.w.data();  // (packed 4-bit: none, see qgemm_qd8.h)
+  q.block = vw.dtype == DT::QBInt4 ? vw.block_size : K;
+  q.ksum = vw.dtype == DT::QBInt4 ? p.ksum.data() : nullptr;
+  q.bias = n.in[2] >= 0 ? s.ptr<float>(n.in[2]) : nullptr;
+  q.y = s.ptr<float>(n.out);
+  if (p.last_row_only && M > 1) {  // the other rows are never read (MethodOptions::last_row_of_output_only)
+    q.x += (M - 1) * K, q.x_scale += M - 1, q.x_zp += M - 1, q.y += (M - 1) * N;
+    q.M = 1;
+  }
+  *out = q;
+  return true;
+}
+
+// After the product: an empty K gives the bias; the node's output range.
+void qd8_finish(const Node& n, const QGemm& q) {
+  if (q.K == 0)
+    for (int64_t i = 0; i < q.M * q.N; ++i) q.y[i] = q.bias ? q.bias[i % q.N] : 0.0f;
+  clamp_output(n, q.y, q.M * q.N);
+}
+
+}  // namespace
+
+bool run_fully_connected_quantized(State& s, const Node& n) {
+  const Value& vx = s.meta(n.in[0]);
+  const Value& vw = s.meta(n.in[1]);
+  const Value& vy = s.meta(n.out);
   const Prepared& p = s.p();
   if (vx.dtype == DT::QDInt8) {
-    RtValue& x = s.v(n.in[0]);
-    if (M > x.row_capacity) return s.ctx->fail("XNNFullyConnected: %lld rows exceed the planned %lld", (long long)M, (long long)x.row_capacity);
-    QGemm q;
-    q.M = M, q.N = N, q.K = K;
-    q.x = reinterpret_cast<const int8_t*>(x.data), q.x_scale = x.row_scale, q.x_zp = x.row_zp;
-    q.wkind = p.w4 ? QWeights::U4 : QWeights::I8;
-    q.w = p.wdata, q.w_row_bytes = p.w_row_bytes, q.meta_stride = p.meta_stride;
-    q.wp = p.wpack, q.wp_bf16 = p.wpack_bf16;
-    if (!p.wsum16.empty())
-      q.wsum16 = p.wsum16.data(), q.w_scale_bf16 = p.scale_bf16.data();
-    else if (!p.w.empty())
-      q.wsum = p.wsum.data(), q.w_scale = p.w.data();  // (packed 4-bit: none, see qgemm_qd8.h)
-    q.block = vw.dtype == DT::QBInt4 ? vw.block_size : K;
-    q.ksum = vw.dtype == DT::QBInt4 ? p.ksum.data() : nullptr;
-    q.bias = n.in[2] >= 0 ? s.ptr<float>(n.in[2]) : nullptr;
-    q.y = s.ptr<float>(n.out);
-    if (p.last_row_only && M > 1) {  // the other rows are never read (MethodOptions::last_row_of_output_only)
-      q.x += (M - 1) * K, q.x_scale += M - 1, q.x_zp += M - 1, q.y += (M - 1) * N;
-      q.M = 1;
-    }
-    if (M > 0 && N > 0 && K > 0) qgemm_qd8(s.ctx->threadpool, q, s.ctx->scratch(qgemm_qd8_scratch_bytes(q)), QIsa::Auto,
-                                            s.helper_thread ? s.ctx->claim_threads - 1 : 0);
-    if (K == 0)
-      for (int64_t i = 0; i < q.M * N; ++i) q.y[i] = q.bias ? q.bias[i % N] : 0.0f;
-    clamp_output(n, q.y, q.M * N);
+    // this node and its siblings (fuse_qd8_siblings: the nodes after it, same activations)
+    const size_t count = static_cast<size_t>(std::min(n.siblings, kQd8GroupMax - 1)) + 1;
+    QGemm qs[kQd8GroupMax];
+    if (s.node_index + count > s.g->nodes.size()) return s.ctx->fail("XNNFullyConnected: the product group runs past the graph");
+    for (size_t j = 0; j < count; ++j)
+      if (!qd8_gemm_of(s, s.node_index + j, &qs[j])) return false;
+    const QGemm& q = qs[0];
+    if (q.M > 0 && q.N > 0 && q.K > 0)
+      qgemm_qd8_group(s.ctx->threadpool, qs, static_cast<int>(count), s.ctx->scratch(qgemm_qd8_scratch_bytes(q)), QIsa::Auto,
+                      s.helper_thread ? s.ctx->claim_threads - 1 : 0);
+    for (size_t j = 0; j < count; ++j) qd8_finish(s.g->nodes[s.node_index + j], qs[j]);
     return true;
   }
+  const Shape xs = s.v(n.in[0]).shape;
+  const bool tw = (n.flags & kFlagTransposeWeights) != 0;
+  const int64_t N = tw ? vw.dims.d[1] : vw.dims.d[0], K = tw ? vw.dims.d[0] : vw.dims.d[1];
+  if (xs.n < 1 || xs.d[xs.n - 1] != K)
+    return s.ctx->fail("XNNFullyConnected: input has %lld features, the filter %lld", (long long)(xs.n ? xs.d[xs.n - 1] : 0), (long long)K);
+  Shape ys = xs;
+  ys.d[ys.n - 1] = N;
+  if (!s.set_shape(n.out, ys)) return false;
+  const int64_t M = K ? xs.numel() / K : 0;
   // static int8: acc = bias + sum (x - zx) w;  y = clamp(round(acc * sx*sw/sy) + zy)
   const uint8_t* x = s.v(n.in[0]).data;
   uint8_t* y = s.v(n.out).data;

@@ -109,6 +109,11 @@ struct Node {
   float f = 0.0f;                        // pad value, leaky slope, elu alpha
   uint32_t axis = 0;                     // Concatenate*
   uint32_t new_h = 0, new_w = 0;         // StaticResizeBilinear2D output size
+  // pte-run's own (fuse_qd8_siblings): a qdint8 FullyConnected that runs with the next
+  // `siblings` nodes (FCs of the same activations) as one product group; those have
+  // `in_group` set and are skipped by the executor loop
+  int siblings = 0;
+  bool in_group = false;
 };
 
 struct Graph {

@@ -940,3 +940,134 @@ TEST_CASE("xnnpack: an fp16 zero pad feeding an fp16 convolution folds too (befo
   CHECK(g.nodes.size() == 3);
   CHECK(origin == std::vector<int32_t>{1, 1, 1});
 }
+
+TEST_CASE("xnnpack: qdint8 products of one tensor run as one group (one Convert, siblings moved up), bit-equal to separate runs") {
+  // x [M, K] -> Convert -> FC w1 (576 x K) -> y1; Add y1 + y1 -> z; Convert x (again) -> FC w2
+  // (192 x K) -> y2 and FC w3 (130 x K, bias, clamp) -> y3. Blockwise 4-bit filters (block 32,
+  // bf16-exact scales: the packed form decode reads). The reference: the same products, each
+  // FC reading its own external copy of x (nothing to share).
+  const uint32_t K = 384, B = 32, Ns[3] = {576, 192, 130};
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> nib(0, 255), sc(1, 64);
+  std::vector<uint8_t> wv[3];
+  std::vector<float> sv[3], bias3(Ns[2]);
+  for (int i = 0; i < 3; ++i) {
+    wv[i].resize(Ns[i] * K / 2);
+    for (auto& v : wv[i]) v = static_cast<uint8_t>(nib(rng));
+    sv[i].resize(Ns[i] * (K / B));
+    for (auto& v : sv[i]) v = static_cast<float>(sc(rng)) / 1024.0f;  // exact in bf16
+  }
+  for (uint32_t n = 0; n < Ns[2]; ++n) bias3[n] = 0.05f * static_cast<float>(static_cast<int>(n % 7) - 3);
+  auto build = [&](bool shared, uint32_t M) {
+    Builder b;
+    auto& f = b.fbb;
+    uint32_t xs[3];
+    xs[0] = b.fvalue({M, K}, 0, 1);
+    xs[1] = shared ? xs[0] : b.fvalue({M, K}, 1, 1);
+    xs[2] = shared ? xs[0] : b.fvalue({M, K}, 2, 1);
+    const int out0 = shared ? 1 : 3;
+    auto qd8 = [&]() {
+      uint32_t id = static_cast<uint32_t>(b.values.size());
+      auto tv = fx::CreateXNNTensorValue(f, fx::XNNDatatype::xnn_datatype_qdint8, 2, f.CreateVector(std::vector<uint32_t>{M, K}), 0,
+                                         0xFFFFFFFFu, 0, id);
+      auto qv = fx::CreateXNNQuantizedTensorValue(f, tv, fx::XNNQuantParams::PerTokenDynamicQuant, fx::CreatePerTokenDynamicQuant(f, 1).Union());
+      b.values.push_back(fx::CreateXValue(f, fx::XValueUnion::XNNQuantizedTensorValue, qv.Union()));
+      return id;
+    };
+    auto filter = [&](int i) {
+      uint32_t id = static_cast<uint32_t>(b.values.size());
+      uint32_t cb = b.constant(wv[i].data(), wv[i].size());
+      auto tv = fx::CreateXNNTensorValue(f, fx::XNNDatatype::xnn_datatype_qbint4, 2, f.CreateVector(std::vector<uint32_t>{Ns[i], K}),
+                                         cb, 0xFFFFFFFFu, 0, id);
+      auto qp = fx::CreatePerChannelGroupQuant(f, f.CreateVector(sv[i]), 0, static_cast<int32_t>(B));
+      auto qv = fx::CreateXNNQuantizedTensorValue(f, tv, fx::XNNQuantParams::PerChannelGroupQuant, qp.Union());
+      b.values.push_back(fx::CreateXValue(f, fx::XValueUnion::XNNQuantizedTensorValue, qv.Union()));
+      return id;
+    };
+    uint32_t q1 = qd8(), w1 = filter(0), y1 = b.fvalue({M, Ns[0]}, out0, 2);
+    uint32_t z = b.fvalue({M, Ns[0]}, out0 + 1, 2);
+    uint32_t q2 = qd8(), w2 = filter(1), y2 = b.fvalue({M, Ns[1]}, out0 + 2, 2);
+    uint32_t q3 = shared ? q2 : qd8(), w3 = filter(2), bb = b.fconst({Ns[2]}, bias3), y3 = b.fvalue({M, Ns[2]}, out0 + 3, 2);
+    b.unary(fx::XNodeUnion::XNNConvert, xs[0], q1);
+    b.node(fx::XNodeUnion::XNNFullyConnected, fx::CreateXNNFullyConnected(f, q1, w1, 0xFFFFFFFFu, y1, 0).Union());
+    b.binary(fx::XNodeUnion::XNNAdd, y1, y1, z);
+    b.unary(fx::XNodeUnion::XNNConvert, xs[1], q2);
+    b.node(fx::XNodeUnion::XNNFullyConnected, fx::CreateXNNFullyConnected(f, q2, w2, 0xFFFFFFFFu, y2, 0).Union());
+    if (!shared) b.unary(fx::XNodeUnion::XNNConvert, xs[2], q3);
+    b.node(fx::XNodeUnion::XNNFullyConnected, fx::CreateXNNFullyConnected(f, q3, w3, bb, y3, 0).Union(), -0.5f, 0.75f);
+    return b.blob();
+  };
+  {  // the rewrite
+    auto blob = build(true, 1);
+    xnn::Graph g;
+    REQUIRE(xnn::parse_graph({blob.data(), blob.size()}, nullptr, &g).is_ok());
+    REQUIRE(g.nodes.size() == 6);
+    std::vector<int32_t> origin{0, 1, 2, 3, 4, 5};
+    REQUIRE(xnn::fuse_qd8_siblings(&g, &origin).is_ok());
+    REQUIRE(g.nodes.size() == 5);  // the second Convert dropped
+    CHECK(origin == std::vector<int32_t>{0, 1, 4, 5, 2});  // FC w2 and FC w3 moved up behind FC w1, the Add after them
+    CHECK(g.nodes[1].siblings == 2);
+    CHECK((!g.nodes[1].in_group && g.nodes[2].in_group && g.nodes[3].in_group && !g.nodes[4].in_group));
+    CHECK(g.nodes[2].in[0] == g.nodes[1].in[0]);
+    CHECK(g.nodes[3].in[0] == g.nodes[1].in[0]);
+    // separate inputs: nothing changes
+    auto sep = build(false, 1);
+    xnn::Graph g2;
+    REQUIRE(xnn::parse_graph({sep.data(), sep.size()}, nullptr, &g2).is_ok());
+    const size_t before = g2.nodes.size();
+    REQUIRE(xnn::fuse_qd8_siblings(&g2, nullptr).is_ok());
+    CHECK(g2.nodes.size() == before);
+    for (const auto& n : g2.nodes) CHECK((n.siblings == 0 && !n.in_group));
+  }
+  // and run: 1 and 3 rows (the decode form), 1 and 2 threads (the group's tasks on the claim pool)
+  std::uniform_real_distribution<float> u(-2, 2);
+  for (uint32_t M : {1u, 3u, 20u})
+    for (int threads : {1, 2}) {
+      CAPTURE(M);
+      CAPTURE(threads);
+      std::vector<float> xv(M * K);
+      for (auto& v : xv) v = u(rng);
+      std::vector<float> res[2][4];
+      for (int shared = 0; shared < 2; ++shared) {
+        auto blob = build(shared != 0, M);
+        BackendInit init;
+        init.id = "XnnpackBackend";
+        init.blob = {blob.data(), blob.size()};
+        init.num_threads = threads;
+        std::unique_ptr<BackendInstance> inst;
+        Status s = xnn::create_xnnpack_backend(init, &inst);
+        REQUIRE_MESSAGE(s, s.message());
+        HostT a0({M, K}, xv), a1({M, K}, xv), a2({M, K}, xv);
+        HostT y1({M, Ns[0]}, {}, M * Ns[0]), z({M, Ns[0]}, {}, M * Ns[0]), y2({M, Ns[1]}, {}, M * Ns[1]), y3({M, Ns[2]}, {}, M * Ns[2]);
+        std::vector<EValue*> args{&a0.ev};
+        if (!shared) args.push_back(&a1.ev), args.push_back(&a2.ev);
+        for (HostT* o : {&y1, &z, &y2, &y3}) args.push_back(&o->ev);
+        KernelContext ctx;
+        ctx.claim_threads = threads;
+        REQUIRE_MESSAGE(inst->execute(ctx, args.data(), args.size()), ctx.message());
+        res[shared][0] = y1.data, res[shared][1] = z.data, res[shared][2] = y2.data, res[shared][3] = y3.data;
+      }
+      for (int o = 0; o < 4; ++o) {
+        REQUIRE(res[0][o].size() == res[1][o].size());
+        CHECK(std::memcmp(res[0][o].data(), res[1][o].data(), res[0][o].size() * 4) == 0);
+      }
+      // real values: y3 within its clamp and not all clamped; y1 against a float product
+      int inside = 0;
+      for (float v : res[1][3]) {
+        CHECK((v >= -0.5f && v <= 0.75f));
+        inside += v > -0.5f && v < 0.75f;
+      }
+      CHECK(inside > 0);
+      for (uint32_t m = 0; m < M; ++m)
+        for (uint32_t n = 0; n < Ns[0]; n += 37) {
+          double ref = 0, mag = 0;
+          for (uint32_t k = 0; k < K; ++k) {
+            const int q = ((k & 1) ? (wv[0][(n * K + k) / 2] >> 4) : (wv[0][(n * K + k) / 2] & 15)) - 8;
+            const double t = xv[m * K + k] * q * sv[0][n * (K / B) + k / B];
+            ref += t, mag += std::fabs(t);
+          }
+          CHECK(std::fabs(res[1][0][m * Ns[0] + n] - ref) <= 0.02 * mag);
+          CHECK(res[1][1][m * Ns[0] + n] == 2.0f * res[1][0][m * Ns[0] + n]);
+        }
+    }
+}

@@ -178,9 +178,10 @@ void run_quarters(void* ctx, size_t i) {
 }
 }  // namespace
 
-void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, int helpers) {
-  const bool helper = helpers > 0;
-  if (q.M <= 0 || q.N <= 0) return;
+namespace {
+
+// The kernel family for q on this CPU (*simd: the activations are prepared in scratch first).
+QIsa choose_isa(const QGemm& q, const void* scratch, QIsa isa, bool* simd_out) {
 #if defined(__aarch64__)
   // NEON: any shape, no prepared activations (scratch null: the scalar reference, as documented)
   const bool neon = scratch && pte::isa::cpu().neon, dot = neon && pte::isa::cpu().dotprod;
@@ -199,6 +200,7 @@ void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, int h
   if (isa != QIsa::Neon || !neon) isa = QIsa::Scalar;
   const bool simd = false;
 #elif !defined(__x86_64__)
+  (void)q, (void)scratch;
   isa = QIsa::Scalar;  // (other CPUs: the reference)
   const bool simd = false;
 #else
@@ -211,17 +213,28 @@ void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, int h
   if (!simd || (isa == QIsa::Avx512 && !cpu_has_avx512_vnni()) || (isa == QIsa::Avx2 && !linalg::cpu_has_avx2_fma()))
     isa = QIsa::Scalar;
 #endif
-  Task t{&q, static_cast<const uint8_t*>(scratch), isa};
-  if (simd && isa != QIsa::Scalar) qd8_prepare_x(q, static_cast<uint8_t*>(scratch), isa);
-  // Threads only for products of at least 2^18 multiply-adds (tens of microseconds: a
-  // parallel region costs a few, more when the worker has to be woken). Tiles: rows in 32s
-  // (the kernels walk rows inside a column group, so a group's weights stay in cache);
-  // columns in multiples of 16 (every kernel's width), about 4 tiles per thread when few rows.
+  *simd_out = simd;
+  return isa;
+}
+
+// One product's share of a parallel region: its tasks in a row of the region's task list.
+// Tiles: rows in 32s (the kernels walk rows inside a column group, so a group's weights
+// stay in cache); columns in multiples of 16 (every kernel's width), about 4 tiles per
+// thread when few rows. Whole: the product in one task (no threads).
+struct Job {
+  Task t;
+  enum class Kind : uint8_t { Whole, Quarters, Tiles } kind = Kind::Whole;
+  Quarters qu{};
+  Tiles ti{};
+  size_t tasks = 1;
+};
+
+void plan_job(Job& j, size_t threads) {
+  const QGemm& q = *j.t.q;
+  const QIsa isa = j.t.isa;
   const size_t M = static_cast<size_t>(q.M), N = static_cast<size_t>(q.N);
-  const size_t threads = helper ? static_cast<size_t>(helpers) + 1 : pool ? pthreadpool_get_threads_count(pool) : 1;
-  const double work = static_cast<double>(q.M) * static_cast<double>(q.N) * static_cast<double>(q.K);
-  if (threads <= 1 || work < 262144.0) {
-    run_tile(&t, 0, 0, M, N);
+  if (threads <= 1) {
+    j.kind = Job::Kind::Whole, j.tasks = 1;
     return;
   }
   size_t tm = 32;
@@ -238,21 +251,89 @@ void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, int h
     // decode: each task takes the same run of groups in each quarter of the columns (four
     // long streams at once; SmolLM2 8da4w decode ~5% faster than 64-column tiles); the
     // columns past the quarters (< 64) are one more task
-    const int64_t quarter = q.N / 64, chunk = std::max<int64_t>(1, (quarter + 6 * threads - 1) / (6 * threads));
-    Quarters g{&t, quarter, chunk, (quarter + chunk - 1) / chunk};
-    const size_t tasks = static_cast<size_t>(g.tasks) + (4 * quarter * 16 < q.N ? 1 : 0);
-    if (helper)
-      linalg::claim_parallel_for(helpers, static_cast<int64_t>(tasks), run_quarters, &g);
-    else
-      pthreadpool_parallelize_1d(pool, run_quarters, &g, tasks, 0);
+    const int64_t quarter = q.N / 64, chunk = std::max<int64_t>(1, (quarter + static_cast<int64_t>(6 * threads) - 1) /
+                                                                       static_cast<int64_t>(6 * threads));
+    j.kind = Job::Kind::Quarters;
+    j.qu = Quarters{&j.t, quarter, chunk, (quarter + chunk - 1) / chunk};
+    j.tasks = static_cast<size_t>(j.qu.tasks) + (4 * quarter * 16 < q.N ? 1 : 0);
     return;
   }
-  if (helper) {
-    Tiles g{&t, M, N, tm, tn, (N + tn - 1) / tn};
-    linalg::claim_parallel_for(helpers, static_cast<int64_t>(((M + tm - 1) / tm) * g.cols), run_tile_index, &g);
+  j.kind = Job::Kind::Tiles;
+  j.ti = Tiles{&j.t, M, N, tm, tn, (N + tn - 1) / tn};
+  j.tasks = ((M + tm - 1) / tm) * j.ti.cols;
+}
+
+void run_job(Job& j, size_t i) {
+  switch (j.kind) {
+    case Job::Kind::Whole: run_tile(&j.t, 0, 0, static_cast<size_t>(j.t.q->M), static_cast<size_t>(j.t.q->N)); break;
+    case Job::Kind::Quarters: run_quarters(&j.qu, i); break;
+    case Job::Kind::Tiles: run_tile_index(&j.ti, i); break;
+  }
+}
+
+struct Region {
+  Job* jobs;
+  int count;
+  size_t first[kQd8GroupMax + 1];  // task index where each job starts
+};
+
+void run_region(void* ctx, size_t i) {
+  Region& r = *static_cast<Region*>(ctx);
+  int j = 0;
+  while (j + 1 < r.count && i >= r.first[j + 1]) ++j;
+  run_job(r.jobs[j], i - r.first[j]);
+}
+
+bool same_activations(const QGemm& a, const QGemm& b) {
+  return a.M == b.M && a.K == b.K && a.block == b.block && a.wkind == b.wkind && a.x == b.x && a.x_scale == b.x_scale &&
+         a.x_zp == b.x_zp;
+}
+
+}  // namespace
+
+void qgemm_qd8_group(pthreadpool* pool, const QGemm* qs, int count, void* scratch, QIsa isa, int helpers) {
+  if (count <= 0) return;
+  bool simd = false;
+  const QIsa chosen = count <= kQd8GroupMax ? choose_isa(qs[0], scratch, isa, &simd) : QIsa::Scalar;
+  bool together = count <= kQd8GroupMax && qs[0].M > 0;
+  for (int i = 0; together && i < count; ++i) {
+    bool si = false;
+    together = qs[i].N > 0 && same_activations(qs[0], qs[i]) && choose_isa(qs[i], scratch, isa, &si) == chosen && si == simd;
+  }
+  if (!together) {  // one after the other
+    for (int i = 0; i < count; ++i) qgemm_qd8_group(pool, qs + i, 1, scratch, isa, helpers);
     return;
   }
-  pthreadpool_parallelize_2d_tile_2d(pool, run_tile, &t, M, N, tm, tn, 0);
+  const uint8_t* xp = static_cast<const uint8_t*>(scratch);
+  if (simd && chosen != QIsa::Scalar) qd8_prepare_x(qs[0], static_cast<uint8_t*>(scratch), chosen);
+  // Threads only for at least 2^18 multiply-adds in all (tens of microseconds: a parallel
+  // region costs a few, more when the worker has to be woken).
+  const bool helper = helpers > 0;
+  double work = 0.0;
+  for (int i = 0; i < count; ++i)
+    work += static_cast<double>(qs[i].M) * static_cast<double>(qs[i].N) * static_cast<double>(qs[i].K);
+  size_t threads = helper ? static_cast<size_t>(helpers) + 1 : pool ? pthreadpool_get_threads_count(pool) : 1;
+  if (work < 262144.0) threads = 1;
+  Job jobs[kQd8GroupMax];
+  Region r{jobs, count, {}};
+  for (int i = 0; i < count; ++i) {
+    jobs[i].t = Task{qs + i, xp, chosen};
+    plan_job(jobs[i], threads);
+    r.first[i + 1] = r.first[i] + jobs[i].tasks;
+  }
+  const size_t tasks = r.first[count];
+  if (threads <= 1) {
+    for (size_t i = 0; i < tasks; ++i) run_region(&r, i);
+  } else if (helper) {
+    linalg::claim_parallel_for(helpers, static_cast<int64_t>(tasks), run_region, &r);
+  } else {
+    pthreadpool_parallelize_1d(pool, run_region, &r, tasks, 0);
+  }
+}
+
+void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, int helpers) {
+  if (q.M <= 0 || q.N <= 0) return;
+  qgemm_qd8_group(pool, &q, 1, scratch, isa, helpers);
 }
 
 }  // namespace pte::xnn

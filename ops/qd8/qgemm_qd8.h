@@ -169,4 +169,15 @@ void qgemm_qd8_neoni8mm(const QGemm& q, int64_t m0, int64_t m1, int64_t n0, int6
 size_t qgemm_qd8_scratch_bytes(const QGemm& q);
 void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa = QIsa::Auto, int helpers = 0);
 
+// Up to kQd8GroupMax products of the same activations (x, its scales and zero points, M, K,
+// block and filter kind; each its own filter and output) as one parallel region: the
+// activations are prepared once and every product's tasks are claimed from one list, so
+// small products (an LLM's key / value projections, 192 x 576 on one thread alone) share
+// the threads and the region is entered once. Each output element is computed exactly as
+// qgemm_qd8 computes it. Products that differ in activations or kernel family run one
+// after the other. scratch: qgemm_qd8_scratch_bytes(qs[0]).
+constexpr int kQd8GroupMax = 4;
+void qgemm_qd8_group(pthreadpool* pool, const QGemm* qs, int count, void* scratch, QIsa isa = QIsa::Auto,
+                     int helpers = 0);
+
 }  // namespace pte::xnn
