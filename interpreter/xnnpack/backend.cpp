@@ -149,7 +149,7 @@ bool op_supported(Op op) {
 
 namespace {
 
-// (static int8 nodes take run_qs8: XnnpackInstance::qs8_)
+// (static int8 nodes take run_qs8: XnnpackInstance::how_)
 bool run_node(State& s, const Node& n) {
   // (a type a selective build left out never gets here: op_supported refused it at load)
   switch (n.op) {
@@ -222,7 +222,7 @@ class XnnpackInstance final : public BackendInstance {
       if (v.flags & kFlagExternalInput && v.flags & kFlagExternalOutput)
         return Status::error("XNNPACK blob: value " + std::to_string(v.id) + " is both an external input and output");
       if (v.is_external()) {
-        ext_.push_back(static_cast<int32_t>(i));
+        ext_.push_back({static_cast<int32_t>(i), v.external_id, v.id, v.dtype, (v.flags & kFlagExternalInput) != 0});
         max_ext_ = std::max(max_ext_, v.external_id + 1);
       }
     }
@@ -247,8 +247,9 @@ class XnnpackInstance final : public BackendInstance {
       if ((g_.values[i].flags & kFlagExternalOutput) && !defined[i])
         return Status::error("XNNPACK blob: output value " + std::to_string(g_.values[i].id) + " is never written");
     if (init.last_row_only_output >= 0) mark_last_row_only(static_cast<uint32_t>(init.last_row_only_output));
-    qs8_.resize(g_.nodes.size());
-    for (size_t k = 0; k < g_.nodes.size(); ++k) qs8_[k] = is_qs8_node(g_, g_.nodes[k]);
+    how_.assign(g_.nodes.size(), 0);
+    for (size_t k = 0; k < g_.nodes.size(); ++k)
+      how_[k] = static_cast<uint8_t>((is_qs8_node(g_, g_.nodes[k]) ? kQs8 : 0) | (g_.nodes[k].in_group ? kGrouped : 0));
     // fp32 fully connected nodes with constant weights: ours or the XNNPACK library
     for (size_t k = 0; kFullyConnected && k < g_.nodes.size(); ++k) {
       bool candidate = false;
@@ -276,10 +277,9 @@ class XnnpackInstance final : public BackendInstance {
     populate_in_place_constants(init);
     // A library operator followed by one of ours (or ending the graph) releases the library
     // pool's spinning workers (xnnlib::release_workers); between library operators they spin.
-    release_after_.assign(g_.nodes.size(), 0);
     for (size_t k = 0; k < g_.nodes.size(); ++k) {
       auto lib = [&](size_t i) { return i < prep_.size() && (prep_[i].lib || prep_[i].conv_lib); };
-      release_after_[k] = lib(k) && !lib(k + 1);
+      if (lib(k) && !lib(k + 1)) how_[k] |= kReleaseAfter;
     }
     // Quantization scales were copied where the nodes need them (Prepared); execute never
     // reads Value::scales (8da4w: ~19 MB of fp32 for SmolLM2-135M).
@@ -453,18 +453,17 @@ add_op_timing(out, name, node_ms_[k], node_calls_[k]);
   bool execute(KernelContext& ctx, EValue** args, size_t nargs) override {
     if (workspace_ && workspace_->data() != bound_) bind(workspace_->data());
     if (nargs < max_ext_) return ctx.fail("the delegate call passes %zu values, the graph has %u externals", nargs, max_ext_);
-    for (int32_t i : ext_) {
-      const Value& v = g_.values[i];
+    for (const Ext& v : ext_) {
       EValue* e = args[v.external_id];
       if (!e || !e->is_tensor() || !e->t)
         return ctx.fail("external %u (value %u) is not a tensor", v.external_id, v.id);
       Tensor& t = *e->t;
       if (!dtype_matches(v.dtype, t.dtype))
         return ctx.fail("external %u is %s, the graph expects %s", v.external_id, dtype_name(t.dtype), dt_name(v.dtype));
-      RtValue& r = rt_[i];
+      RtValue& r = rt_[static_cast<size_t>(v.value)];
       r.ext = &t;
       r.data = static_cast<uint8_t*>(t.data);
-      if (v.flags & kFlagExternalInput) {
+      if (v.input) {
         if (t.dim > kMaxDims) return ctx.fail("external %u has %d dims", v.external_id, t.dim);
         r.shape.n = t.dim;
         for (int d = 0; d < t.dim; ++d) r.shape.d[d] = t.sizes[t.dim_order[d]];
@@ -478,10 +477,12 @@ add_op_timing(out, name, node_ms_[k], node_calls_[k]);
     s.g = &g_, s.rt = &rt_, s.prep = &prep_, s.ctx = &ctx, s.helper_thread = threads_ > 1 && ctx.claim_threads > 1;  // (1: the method runs alone now)
     DenormalsOff daz;  // as XNNPACK runs its operators (xnn_math.h)
     for (size_t k = 0; k < g_.nodes.size(); ++k) {
-      if (g_.nodes[k].in_group) continue;  // run by the product group's first node
+      // (per-node flags from one byte each: a Node is several cache lines, read only when run)
+      const uint8_t how = how_[k];
+      if (how & kGrouped) continue;  // run by the product group's first node
       s.node_index = k;
       const auto t0 = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-      const bool ok = qs8_[k] ? run_qs8(s, g_.nodes[k]) : run_node(s, g_.nodes[k]);
+      const bool ok = (how & kQs8) ? run_qs8(s, g_.nodes[k]) : run_node(s, g_.nodes[k]);
       if (profiling_) [[unlikely]] {
         node_ms_[k] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         ++node_calls_[k];
@@ -493,7 +494,7 @@ add_op_timing(out, name, node_ms_[k], node_calls_[k]);
         return ctx.fail("node %d (%s): %s", origin_[k], op_name(g_.nodes[k].op), msg);
       }
       ctx.reset();  // each node gets the whole scratch arena (conv im2col)
-      if (release_after_[k]) linalg::xnnlib::release_workers(ctx.threadpool);
+      if (how & kReleaseAfter) linalg::xnnlib::release_workers(ctx.threadpool);
     }
     return true;
   }
@@ -531,10 +532,18 @@ add_op_timing(out, name, node_ms_[k], node_calls_[k]);
   planner::PackArena packed_;  // repacked filters when the method shares none (BackendInit::packed)
   std::vector<RtValue> rt_;
   std::vector<Prepared> prep_;
-  std::vector<int32_t> ext_;
+  struct Ext {  // an external value, as execute binds it
+    int32_t value;
+    uint32_t external_id, id;
+    DT dtype;
+    bool input;
+  };
+  std::vector<Ext> ext_;
   std::vector<int32_t> origin_;  // serialized node index of each (widened) node
-  std::vector<uint8_t> release_after_;  // per node: release the library pool's workers after it
-  std::vector<uint8_t> qs8_;            // per node: is_qs8_node
+  // per node, for execute: kQs8 (is_qs8_node: run_qs8), kReleaseAfter (release the library
+  // pool's workers after it), kGrouped (Node::in_group: run by its product group's first node)
+  static constexpr uint8_t kQs8 = 1, kReleaseAfter = 2, kGrouped = 4;
+  std::vector<uint8_t> how_;
   std::vector<MatmulPath> paths_;  // fp32 FC and convolution nodes with constant weights and their paths
   uint32_t max_ext_ = 0;
   int threads_ = 1;  // the method's threads (BackendInit::num_threads)
