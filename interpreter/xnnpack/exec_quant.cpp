@@ -282,11 +282,13 @@ bool run_fully_connected_quantized(State& s, const Node& n) {
     const size_t count = static_cast<size_t>(std::min(n.siblings, kQd8GroupMax - 1)) + 1;
     QGemm qs[kQd8GroupMax];
     if (s.node_index + count > s.g->nodes.size()) return s.ctx->fail("XNNFullyConnected: the product group runs past the graph");
-    for (size_t j = 0; j < count; ++j)
+    size_t scratch = 0;  // (the products may differ in rows: one whose output is read at its last row only)
+    for (size_t j = 0; j < count; ++j) {
       if (!qd8_gemm_of(s, s.node_index + j, &qs[j])) return false;
-    const QGemm& q = qs[0];
-    if (q.M > 0 && q.N > 0 && q.K > 0)
-      qgemm_qd8_group(s.ctx->threadpool, qs, static_cast<int>(count), s.ctx->scratch(qgemm_qd8_scratch_bytes(q)), QIsa::Auto,
+      scratch = std::max(scratch, qgemm_qd8_scratch_bytes(qs[j]));
+    }
+    if (qs[0].K > 0)  // (one K for the group: fuse_qd8_siblings)
+      qgemm_qd8_group(s.ctx->threadpool, qs, static_cast<int>(count), s.ctx->scratch(scratch), QIsa::Auto,
                       s.helper_thread ? s.ctx->claim_threads - 1 : 0);
     for (size_t j = 0; j < count; ++j) qd8_finish(s.g->nodes[s.node_index + j], qs[j]);
     return true;

@@ -291,19 +291,11 @@ bool same_activations(const QGemm& a, const QGemm& b) {
 
 }  // namespace
 
-void qgemm_qd8_group(pthreadpool* pool, const QGemm* qs, int count, void* scratch, QIsa isa, int helpers) {
-  if (count <= 0) return;
-  bool simd = false;
-  const QIsa chosen = count <= kQd8GroupMax ? choose_isa(qs[0], scratch, isa, &simd) : QIsa::Scalar;
-  bool together = count <= kQd8GroupMax && qs[0].M > 0;
-  for (int i = 0; together && i < count; ++i) {
-    bool si = false;
-    together = qs[i].N > 0 && same_activations(qs[0], qs[i]) && choose_isa(qs[i], scratch, isa, &si) == chosen && si == simd;
-  }
-  if (!together) {  // one after the other
-    for (int i = 0; i < count; ++i) qgemm_qd8_group(pool, qs + i, 1, scratch, isa, helpers);
-    return;
-  }
+namespace {
+
+// Products of the same activations (qgemm_qd8_group checked), kernel family `chosen`, each
+// with rows and columns, as one parallel region.
+void run_group(pthreadpool* pool, const QGemm* qs, int count, void* scratch, QIsa chosen, bool simd, int helpers) {
   const uint8_t* xp = static_cast<const uint8_t*>(scratch);
   if (simd && chosen != QIsa::Scalar) qd8_prepare_x(qs[0], static_cast<uint8_t*>(scratch), chosen);
   // Threads only for at least 2^18 multiply-adds in all (tens of microseconds: a parallel
@@ -331,9 +323,30 @@ void qgemm_qd8_group(pthreadpool* pool, const QGemm* qs, int count, void* scratc
   }
 }
 
+}  // namespace
+
+void qgemm_qd8_group(pthreadpool* pool, const QGemm* qs, int count, void* scratch, QIsa isa, int helpers) {
+  if (count <= 0) return;
+  bool simd = false;
+  const QIsa chosen = choose_isa(qs[0], scratch, isa, &simd);
+  bool together = count <= kQd8GroupMax;
+  for (int i = 0; together && i < count; ++i) {
+    bool si = false;
+    together = qs[i].M > 0 && qs[i].N > 0 && same_activations(qs[0], qs[i]) && choose_isa(qs[i], scratch, isa, &si) == chosen &&
+               si == simd;
+  }
+  if (!together) {  // one after the other
+    for (int i = 0; i < count; ++i) qgemm_qd8(pool, qs[i], scratch, isa, helpers);
+    return;
+  }
+  run_group(pool, qs, count, scratch, chosen, simd, helpers);
+}
+
 void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa, int helpers) {
   if (q.M <= 0 || q.N <= 0) return;
-  qgemm_qd8_group(pool, &q, 1, scratch, isa, helpers);
+  bool simd = false;
+  const QIsa chosen = choose_isa(q, scratch, isa, &simd);
+  run_group(pool, &q, 1, scratch, chosen, simd, helpers);
 }
 
 }  // namespace pte::xnn

@@ -174,8 +174,9 @@ void qgemm_qd8(pthreadpool* pool, const QGemm& q, void* scratch, QIsa isa = QIsa
 // activations are prepared once and every product's tasks are claimed from one list, so
 // small products (an LLM's key / value projections, 192 x 576 on one thread alone) share
 // the threads and the region is entered once. Each output element is computed exactly as
-// qgemm_qd8 computes it. Products that differ in activations or kernel family run one
-// after the other. scratch: qgemm_qd8_scratch_bytes(qs[0]).
+// qgemm_qd8 computes it. Products that differ in activations or kernel family, an empty
+// one among them, or more than kQd8GroupMax run one after the other (qgemm_qd8 each).
+// scratch: the largest qgemm_qd8_scratch_bytes of the products.
 constexpr int kQd8GroupMax = 4;
 void qgemm_qd8_group(pthreadpool* pool, const QGemm* qs, int count, void* scratch, QIsa isa = QIsa::Auto,
                      int helpers = 0);

@@ -372,3 +372,55 @@ TEST_CASE("qgemm_qd8: on the claim pool's helpers every task runs exactly once, 
     CHECK(same);
   }
 }
+
+TEST_CASE("qgemm_qd8_group: products of one activation tensor in one region equal each product alone; mixed groups fall back") {
+  // decode (1 row, the quarters tiling) and prefill (20 rows, tiles), on the pool and on the
+  // claim pool's helper: SmolLM2-like 576 / 192 / 130 outputs of K = 576, blockwise 4-bit
+  pthreadpool_t pool = pthreadpool_create(2);
+  REQUIRE(pool);
+  for (int64_t M : {int64_t(1), int64_t(20)}) {
+    Case a(M, 576, 576, 32, QWeights::U4), b(M, 192, 576, 32, QWeights::U4), c(M, 130, 576, 32, QWeights::U4, true);
+    a.make(21, true, true), b.make(22, false, true), c.make(23, true, true);
+    // one activation tensor: b and c read a's rows (their own references first re-made from it)
+    for (Case* o : {&b, &c}) {
+      o->x = a.x, o->xs = a.xs, o->xz = a.xz;
+      o->q.x = a.x.data(), o->q.x_scale = a.xs.data(), o->q.x_zp = a.xz.data();
+    }
+    const std::vector<float> ra = a.scalar(), rb = b.scalar(), rc = c.scalar();
+    // a fourth product over other activations (e.g. another tensor): the group runs it alone
+    Case d(M, 64, 576, 32, QWeights::U4);
+    d.make(24, true, true);
+    const std::vector<float> rd = d.scalar();
+    size_t scratch = 0;
+    for (Case* o : {&a, &b, &c, &d}) scratch = std::max(scratch, qgemm_qd8_scratch_bytes(o->q));
+    std::vector<uint8_t> buf(scratch);
+    for (int form = 0; form < 3; ++form) {  // pool, helper, mixed (falls back)
+      std::vector<float> ya(ra.size(), -1.f), yb(rb.size(), -1.f), yc(rc.size(), -1.f), yd(rd.size(), -1.f);
+      a.q.y = ya.data(), b.q.y = yb.data(), c.q.y = yc.data(), d.q.y = yd.data();
+      QGemm qs[4] = {a.q, b.q, c.q, d.q};
+      const int count = form == 2 ? 4 : 3;
+      qgemm_qd8_group(form == 0 ? pool : nullptr, qs, count, buf.data(), QIsa::Auto, form == 1 ? 1 : 0);
+      CAPTURE(M);
+      CAPTURE(form);
+      CHECK(same_bits(ya, ra));
+      CHECK(same_bits(yb, rb));
+      CHECK(same_bits(yc, rc));
+      if (form == 2) CHECK(same_bits(yd, rd));
+    }
+    // an empty product among them (no columns) and more than kQd8GroupMax products: one after
+    // the other, the empty one writes nothing
+    std::vector<float> ya(ra.size(), -1.f), yb(rb.size(), -1.f);
+    QGemm empty = b.q;
+    empty.N = 0;
+    float untouched = -3.f;
+    empty.y = &untouched;
+    a.q.y = ya.data(), b.q.y = yb.data();
+    std::vector<QGemm> many(kQd8GroupMax + 1, b.q);
+    many[0] = a.q, many[1] = empty;
+    qgemm_qd8_group(nullptr, many.data(), kQd8GroupMax + 1, buf.data(), QIsa::Auto, 1);
+    CHECK(same_bits(ya, ra));
+    CHECK(same_bits(yb, rb));
+    CHECK(untouched == -3.f);
+  }
+  pthreadpool_destroy(pool);
+}
