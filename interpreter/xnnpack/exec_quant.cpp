@@ -225,19 +225,27 @@ Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared
 
 namespace {
 
+// A quantized FC's rows M, outputs N and features K from its input and filter; checks the
+// input's last dim and sets the output shape. False with ctx.fail.
+bool fc_shapes(State& s, const Node& n, int64_t* M, int64_t* N, int64_t* K) {
+  const Value& vw = s.meta(n.in[1]);
+  const Shape xs = s.v(n.in[0]).shape;
+  const bool tw = (n.flags & kFlagTransposeWeights) != 0;
+  *N = tw ? vw.dims.d[1] : vw.dims.d[0], *K = tw ? vw.dims.d[0] : vw.dims.d[1];
+  if (xs.n < 1 || xs.d[xs.n - 1] != *K)
+    return s.ctx->fail("XNNFullyConnected: input has %lld features, the filter %lld", (long long)(xs.n ? xs.d[xs.n - 1] : 0), (long long)*K);
+  Shape ys = xs;
+  ys.d[ys.n - 1] = *N;
+  *M = *K ? xs.numel() / *K : 0;
+  return s.set_shape(n.out, ys);
+}
+
 // The qd8 product of node `k` (shapes checked, output shape set); false with ctx.fail.
 bool qd8_gemm_of(State& s, size_t k, QGemm* out) {
   const Node& n = s.g->nodes[k];
   const Value& vw = s.meta(n.in[1]);
-  const Shape xs = s.v(n.in[0]).shape;
-  const bool tw = (n.flags & kFlagTransposeWeights) != 0;
-  const int64_t N = tw ? vw.dims.d[1] : vw.dims.d[0], K = tw ? vw.dims.d[0] : vw.dims.d[1];
-  if (xs.n < 1 || xs.d[xs.n - 1] != K)
-    return s.ctx->fail("XNNFullyConnected: input has %lld features, the filter %lld", (long long)(xs.n ? xs.d[xs.n - 1] : 0), (long long)K);
-  Shape ys = xs;
-  ys.d[ys.n - 1] = N;
-  if (!s.set_shape(n.out, ys)) return false;
-  const int64_t M = K ? xs.numel() / K : 0;
+  int64_t M, N, K;
+  if (!fc_shapes(s, n, &M, &N, &K)) return false;
   const Prepared& p = (*s.prep)[k];
   RtValue& x = s.v(n.in[0]);
   if (M > x.row_capacity) return s.ctx->fail("XNNFullyConnected: %lld rows exceed the planned %lld", (long long)M, (long long)x.row_capacity);
@@ -274,7 +282,6 @@ void qd8_finish(const Node& n, const QGemm& q) {
 
 bool run_fully_connected_quantized(State& s, const Node& n) {
   const Value& vx = s.meta(n.in[0]);
-  const Value& vw = s.meta(n.in[1]);
   const Value& vy = s.meta(n.out);
   const Prepared& p = s.p();
   if (vx.dtype == DT::QDInt8) {
@@ -293,15 +300,8 @@ bool run_fully_connected_quantized(State& s, const Node& n) {
     for (size_t j = 0; j < count; ++j) qd8_finish(s.g->nodes[s.node_index + j], qs[j]);
     return true;
   }
-  const Shape xs = s.v(n.in[0]).shape;
-  const bool tw = (n.flags & kFlagTransposeWeights) != 0;
-  const int64_t N = tw ? vw.dims.d[1] : vw.dims.d[0], K = tw ? vw.dims.d[0] : vw.dims.d[1];
-  if (xs.n < 1 || xs.d[xs.n - 1] != K)
-    return s.ctx->fail("XNNFullyConnected: input has %lld features, the filter %lld", (long long)(xs.n ? xs.d[xs.n - 1] : 0), (long long)K);
-  Shape ys = xs;
-  ys.d[ys.n - 1] = N;
-  if (!s.set_shape(n.out, ys)) return false;
-  const int64_t M = K ? xs.numel() / K : 0;
+  int64_t M, N, K;
+  if (!fc_shapes(s, n, &M, &N, &K)) return false;
   // static int8: acc = bias + sum (x - zx) w;  y = clamp(round(acc * sx*sw/sy) + zy)
   const uint8_t* x = s.v(n.in[0]).data;
   uint8_t* y = s.v(n.out).data;
