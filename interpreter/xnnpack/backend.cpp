@@ -248,8 +248,10 @@ class XnnpackInstance final : public BackendInstance {
         return Status::error("XNNPACK blob: output value " + std::to_string(g_.values[i].id) + " is never written");
     if (init.last_row_only_output >= 0) mark_last_row_only(static_cast<uint32_t>(init.last_row_only_output));
     how_.assign(g_.nodes.size(), 0);
-    for (size_t k = 0; k < g_.nodes.size(); ++k)
-      how_[k] = static_cast<uint8_t>((is_qs8_node(g_, g_.nodes[k]) ? kQs8 : 0) | (g_.nodes[k].in_group ? kGrouped : 0));
+    for (size_t k = 0; k < g_.nodes.size(); ++k) {
+      if (is_qs8_node(g_, g_.nodes[k])) how_[k] |= kQs8;
+      for (size_t j = k + 1; j <= k + static_cast<size_t>(g_.nodes[k].siblings) && j < how_.size(); ++j) how_[j] |= kGrouped;
+    }
     // fp32 fully connected nodes with constant weights: ours or the XNNPACK library
     for (size_t k = 0; kFullyConnected && k < g_.nodes.size(); ++k) {
       bool candidate = false;
@@ -541,7 +543,7 @@ add_op_timing(out, name, node_ms_[k], node_calls_[k]);
   std::vector<Ext> ext_;
   std::vector<int32_t> origin_;  // serialized node index of each (widened) node
   // per node, for execute: kQs8 (is_qs8_node: run_qs8), kReleaseAfter (release the library
-  // pool's workers after it), kGrouped (Node::in_group: run by its product group's first node)
+  // pool's workers after it), kGrouped (one of the Node::siblings after a group's first node, which runs it)
   static constexpr uint8_t kQs8 = 1, kReleaseAfter = 2, kGrouped = 4;
   std::vector<uint8_t> how_;
   std::vector<MatmulPath> paths_;  // fp32 FC and convolution nodes with constant weights and their paths

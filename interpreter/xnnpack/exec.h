@@ -145,8 +145,7 @@ bool reads_f16_filter(const Graph& g, const Node& n);
 Status fuse_pad_into_conv(Graph* g, std::vector<int32_t>* origin);
 // Load-time rewrite (fuse_qd8.cpp): duplicate fp32 -> qdint8 Converts of one value become
 // one; qdint8 FullyConnected nodes of those same activations (filters of one kind) move up
-// behind the first, which runs them as one product group (Node::siblings / in_group,
-// qgemm_qd8_group). origin: as for widen_half, kept in step.
+// behind the first, which runs them as one product group (Node::siblings, qgemm_qd8_group). origin: as for widen_half, kept in step.
 Status fuse_qd8_siblings(Graph* g, std::vector<int32_t>* origin);
 // Applies the node's fused output range to `count` floats (no-op for +-inf).
 void clamp_output(const Node& n, float* y, int64_t count);

@@ -50,14 +50,9 @@ bool same_filter_kind(const Graph& g, const Node& a, const Node& b) {
 }  // namespace
 
 Status fuse_qd8_siblings(Graph* g, std::vector<int32_t>* origin) {
+  // (value indices are valid: parse_graph resolved every reference, -1 for an absent one)
   const size_t nv = g->values.size();
   const size_t nn = g->nodes.size();
-  auto valid = [&](int32_t v) { return v >= 0 && static_cast<size_t>(v) < nv; };
-  for (const Node& n : g->nodes) {  // (indices are checked again by the delegate's init)
-    if (!valid(n.out)) return Status::ok();
-    for (int i = 0; i < n.nin; ++i)
-      if (n.in[i] != -1 && !valid(n.in[i])) return Status::ok();
-  }
   std::vector<int32_t> writers(nv, 0);
   for (const Node& n : g->nodes) ++writers[static_cast<size_t>(n.out)];
   // 1. duplicate quantizations of one fp32 value
@@ -90,7 +85,7 @@ Status fuse_qd8_siblings(Graph* g, std::vector<int32_t>* origin) {
     if (drop[a] || taken[a]) continue;
     order.push_back(a);
     Node& head = g->nodes[a];
-    if (!qd8_fc(*g, head) || head.in_group) continue;
+    if (!qd8_fc(*g, head)) continue;
     for (size_t b = a + 1; b < nn && head.siblings + 1 < kQd8GroupMax; ++b) {
       const Node& m = g->nodes[b];
       if (drop[b] || taken[b] || m.in[0] != head.in[0] || !qd8_fc(*g, m) || !same_filter_kind(*g, head, m)) continue;
@@ -102,7 +97,6 @@ Status fuse_qd8_siblings(Graph* g, std::vector<int32_t>* origin) {
       }
       if (!free) continue;
       taken[b] = 1;
-      g->nodes[b].in_group = true;
       ++head.siblings;
       order.push_back(b);
       any = true;

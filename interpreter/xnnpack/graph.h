@@ -110,10 +110,9 @@ struct Node {
   uint32_t axis = 0;                     // Concatenate*
   uint32_t new_h = 0, new_w = 0;         // StaticResizeBilinear2D output size
   // pte-run's own (fuse_qd8_siblings): a qdint8 FullyConnected that runs with the next
-  // `siblings` nodes (FCs of the same activations) as one product group; those have
-  // `in_group` set and are skipped by the executor loop
+  // `siblings` nodes (FCs of the same activations) as one product group; the executor loop
+  // skips those
   int siblings = 0;
-  bool in_group = false;
 };
 
 struct Graph {

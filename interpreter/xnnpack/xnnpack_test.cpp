@@ -1006,8 +1006,8 @@ TEST_CASE("xnnpack: qdint8 products of one tensor run as one group (one Convert,
     REQUIRE(xnn::fuse_qd8_siblings(&g, &origin).is_ok());
     REQUIRE(g.nodes.size() == 5);  // the second Convert dropped
     CHECK(origin == std::vector<int32_t>{0, 1, 4, 5, 2});  // FC w2 and FC w3 moved up behind FC w1, the Add after them
-    CHECK(g.nodes[1].siblings == 2);
-    CHECK((!g.nodes[1].in_group && g.nodes[2].in_group && g.nodes[3].in_group && !g.nodes[4].in_group));
+    CHECK(g.nodes[1].siblings == 2);  // it runs nodes 2 and 3
+    CHECK((g.nodes[0].siblings == 0 && g.nodes[2].siblings == 0 && g.nodes[3].siblings == 0 && g.nodes[4].siblings == 0));
     CHECK(g.nodes[2].in[0] == g.nodes[1].in[0]);
     CHECK(g.nodes[3].in[0] == g.nodes[1].in[0]);
     // separate inputs: nothing changes
@@ -1017,7 +1017,7 @@ TEST_CASE("xnnpack: qdint8 products of one tensor run as one group (one Convert,
     const size_t before = g2.nodes.size();
     REQUIRE(xnn::fuse_qd8_siblings(&g2, nullptr).is_ok());
     CHECK(g2.nodes.size() == before);
-    for (const auto& n : g2.nodes) CHECK((n.siblings == 0 && !n.in_group));
+    for (const auto& n : g2.nodes) CHECK(n.siblings == 0);
   }
   // and run: 1 and 3 rows (the decode form), 1 and 2 threads (the group's tasks on the claim pool)
   std::uniform_real_distribution<float> u(-2, 2);
