@@ -51,16 +51,10 @@ Status fuse_pad_into_conv(Graph* g, std::vector<int32_t>* origin) {
     any = true;
   }
   if (!any) return Status::ok();
-  std::vector<Node> kept;
-  std::vector<int32_t> from;
-  kept.reserve(g->nodes.size());
-  for (size_t k = 0; k < g->nodes.size(); ++k) {
-    if (drop[k]) continue;
-    kept.push_back(g->nodes[k]);
-    if (origin) from.push_back(k < origin->size() ? (*origin)[k] : static_cast<int32_t>(k));
-  }
-  g->nodes.swap(kept);
-  if (origin) origin->swap(from);
+  std::vector<size_t> order;
+  for (size_t k = 0; k < g->nodes.size(); ++k)
+    if (!drop[k]) order.push_back(k);
+  keep_nodes(g, order, origin);
   return Status::ok();
 }
 

@@ -102,16 +102,7 @@ Status fuse_qd8_siblings(Graph* g, std::vector<int32_t>* origin) {
       any = true;
     }
   }
-  if (!any) return Status::ok();
-  std::vector<Node> kept;
-  std::vector<int32_t> from;
-  kept.reserve(order.size());
-  for (size_t k : order) {
-    kept.push_back(g->nodes[k]);
-    if (origin) from.push_back(k < origin->size() ? (*origin)[k] : static_cast<int32_t>(k));
-  }
-  g->nodes.swap(kept);
-  if (origin) origin->swap(from);
+  if (any) keep_nodes(g, order, origin);
   return Status::ok();
 }
 

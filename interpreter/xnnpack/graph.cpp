@@ -574,4 +574,16 @@ Status parse_graph(Bytes blob, const LoadedProgram* program, Graph* out, bool al
   return Status::ok();
 }
 
+void keep_nodes(Graph* g, const std::vector<size_t>& order, std::vector<int32_t>* origin) {
+  std::vector<Node> kept;
+  std::vector<int32_t> from;
+  kept.reserve(order.size());
+  for (size_t k : order) {
+    kept.push_back(g->nodes[k]);
+    if (origin) from.push_back(k < origin->size() ? (*origin)[k] : static_cast<int32_t>(k));
+  }
+  g->nodes.swap(kept);
+  if (origin) origin->swap(from);
+}
+
 }  // namespace pte::xnn

@@ -130,6 +130,11 @@ struct Graph {
 // name unless `allow_unsupported` (used by the info listing).
 Status parse_graph(Bytes blob, const LoadedProgram* program, Graph* out, bool allow_unsupported = false);
 
+// For load-time rewrites: the graph keeps the nodes `order` lists (indices into its node
+// list), in that order. origin (optional; empty: identity so far) maps each node to the
+// serialized node it came from and is kept in step.
+void keep_nodes(Graph* g, const std::vector<size_t>& order, std::vector<int32_t>* origin);
+
 // Bytes per element (0 for the packed 4-bit types, see value_bytes()).
 size_t dt_size(DT t);
 // Storage of a tensor of dtype `t` and shape `s` (4-bit types: two per byte, rows padded).
