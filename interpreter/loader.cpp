@@ -603,23 +603,15 @@ Status LoadedProgram::delegate_blob(const fb::BackendDelegate* del, Bytes* out) 
   return Status::error("delegate data location " + num(static_cast<int>(ref->location())) + " is unknown");
 }
 
-void LoadedProgram::release_pages(const void* p, size_t n) const {
-  if (map_->release(p, n)) return;
+void LoadedProgram::on_mapping(bool (FileMap::*op)(const void*, size_t) const, const void* p, size_t n) const {
+  if (((*map_).*op)(p, n)) return;
   for (const auto& d : data_files_)
-    if (d->map().release(p, n)) return;
+    if ((d->map().*op)(p, n)) return;
 }
 
-void LoadedProgram::populate_pages(const void* p, size_t n) const {
-  if (map_->populate(p, n)) return;
-  for (const auto& d : data_files_)
-    if (d->map().populate(p, n)) return;
-}
-
-void LoadedProgram::prefetch_pages(const void* p, size_t n) const {
-  if (map_->prefetch(p, n)) return;
-  for (const auto& d : data_files_)
-    if (d->map().prefetch(p, n)) return;
-}
+void LoadedProgram::release_pages(const void* p, size_t n) const { on_mapping(&FileMap::release, p, n); }
+void LoadedProgram::populate_pages(const void* p, size_t n) const { on_mapping(&FileMap::populate, p, n); }
+void LoadedProgram::prefetch_pages(const void* p, size_t n) const { on_mapping(&FileMap::prefetch, p, n); }
 
 int LoadedProgram::find_plan(std::string_view name) const {
   const auto* plans = root_->execution_plan();

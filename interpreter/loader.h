@@ -111,6 +111,9 @@ class LoadedProgram final : public Program {
   Status parse(const OpenOptions& options);
   Status check_tables() const;
   Status build_info();
+  // Applies a FileMap range operation to the mapping (the program's or a data file's) that
+  // holds [p, p + n); none of them: nothing.
+  void on_mapping(bool (FileMap::*op)(const void*, size_t) const, const void* p, size_t n) const;
 
   std::unique_ptr<FileMap> map_;
   std::vector<std::unique_ptr<DataFile>> data_files_;
