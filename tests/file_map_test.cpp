@@ -27,6 +27,26 @@ size_t resident_bytes() {
   return got == 2 ? resident * static_cast<size_t>(sysconf(_SC_PAGESIZE)) : 0;
 }
 
+// Writes n patterned bytes (byte i: (i * 40503) >> 7) to `path`; false if it could not.
+bool write_pattern(const std::filesystem::path& path, size_t n) {
+  std::vector<char> bytes(n);
+  for (size_t i = 0; i < n; ++i) bytes[i] = static_cast<char>((i * 40503u) >> 7);
+  return std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(n)).good();
+}
+
+// `op` (release, populate or prefetch) refuses what is not the map's: caller memory, a range
+// running past the mapping (n: the mapped size), and caller memory a map wraps; and leaves
+// that memory alone.
+void check_refusals(bool (pte::FileMap::*op)(const void*, size_t) const, const pte::FileMap& map, size_t n) {
+  std::vector<uint8_t> mine(4096, 7);
+  CHECK(!(map.*op)(mine.data(), mine.size()));
+  CHECK(!(map.*op)(map.data() + n - 10, 20));
+  pte::FileMap wrapped;
+  wrapped.wrap(mine.data(), mine.size());
+  CHECK(!(wrapped.*op)(mine.data(), mine.size()));
+  CHECK(mine[4095] == 7);
+}
+
 }  // namespace
 
 TEST_CASE("file map: release drops a mapped range's pages from the resident set, the bytes read back the same") {
@@ -55,14 +75,7 @@ TEST_CASE("file map: release drops a mapped range's pages from the resident set,
   unsigned sum_after = 0;
   for (size_t i = 0; i < n; i += 512) sum_after += map.data()[i];
   CHECK(sum_after == sum_before);
-  // not ours: outside the mapping, or wrapped caller memory
-  std::vector<uint8_t> mine(4096, 7);
-  CHECK(!map.release(mine.data(), mine.size()));
-  CHECK(!map.release(map.data() + n - 10, 20));
-  pte::FileMap wrapped;
-  wrapped.wrap(mine.data(), mine.size());
-  CHECK(!wrapped.release(mine.data(), mine.size()));
-  CHECK(mine[4095] == 7);
+  check_refusals(&pte::FileMap::release, map, n);  // not ours: outside the mapping, or wrapped caller memory
   std::filesystem::remove(path);
 }
 
@@ -71,9 +84,7 @@ namespace {
 // A file of n patterned bytes in the temp directory (removed by the caller).
 std::filesystem::path pattern_file(const char* stem, size_t n) {
   std::filesystem::path path = std::filesystem::temp_directory_path() / (stem + std::to_string(getpid()));
-  std::vector<char> bytes(n);
-  for (size_t i = 0; i < n; ++i) bytes[i] = static_cast<char>((i * 40503u) >> 7);
-  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(n));
+  write_pattern(path, n);
   return path;
 }
 
@@ -123,12 +134,7 @@ TEST_CASE("file map: populated bytes read back the same; foreign ranges and call
   unsigned sum = 0, expect = 0;
   for (size_t i = 0; i < n; i += 4096) sum += map.data()[i], expect += static_cast<uint8_t>((i * 40503u) >> 7);
   CHECK(sum == expect);
-  std::vector<uint8_t> mine(4096, 7);
-  CHECK(!map.populate(mine.data(), mine.size()));
-  CHECK(!map.populate(map.data() + n - 10, 20));
-  pte::FileMap wrapped;
-  wrapped.wrap(mine.data(), mine.size());
-  CHECK(!wrapped.populate(mine.data(), mine.size()));
+  check_refusals(&pte::FileMap::populate, map, n);
   std::filesystem::remove(path);
 }
 
@@ -138,11 +144,9 @@ namespace {
 // its pages whatever is asked), with its pages dropped from the page cache.
 std::filesystem::path evicted_file(const char* stem, size_t n) {
   std::filesystem::path path;
-  std::vector<char> bytes(n);
-  for (size_t i = 0; i < n; ++i) bytes[i] = static_cast<char>((i * 40503u) >> 7);
   for (const auto& dir : {std::filesystem::current_path(), std::filesystem::temp_directory_path()}) {
     path = dir / (stem + std::to_string(getpid()));
-    if (std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(n)).good()) break;
+    if (write_pattern(path, n)) break;
   }
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd >= 0) {
@@ -220,11 +224,6 @@ TEST_CASE("file map: prefetch refuses caller memory and ranges past the mapping"
   REQUIRE(map.open(path.string()).is_ok());
   CHECK(map.prefetch(map.data() + 100, n - 200));
   CHECK(map.prefetch(map.data(), 0));
-  std::vector<uint8_t> mine(4096, 7);
-  CHECK(!map.prefetch(mine.data(), mine.size()));  // caller memory
-  CHECK(!map.prefetch(map.data() + n - 10, 20));    // past the mapping
-  pte::FileMap wrapped;
-  wrapped.wrap(mine.data(), mine.size());
-  CHECK(!wrapped.prefetch(mine.data(), mine.size()));
+  check_refusals(&pte::FileMap::prefetch, map, n);
   std::filesystem::remove(path);
 }
