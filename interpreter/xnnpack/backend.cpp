@@ -433,7 +433,8 @@ class XnnpackInstance final : public BackendInstance {
   }
 
   // One entry per node kind: the op, for products and conversions the input's dtype, for
-  // fully connected nodes the filter's shape too ("XNNFullyConnected qdint8 1536x576").
+  // fully connected nodes the filter's shape too ("XNNFullyConnected qdint8 1536x576"), for
+  // convolutions the window, stride and channels ("XNNConv2d fp32 3x3/2 128->128").
   void profile(std::vector<OpTiming>* out) const override {
     for (size_t k = 0; k < node_calls_.size(); ++k) {
       if (!node_calls_[k]) continue;
@@ -448,7 +449,14 @@ class XnnpackInstance final : public BackendInstance {
         const Shape& w = g_.values[static_cast<size_t>(m.in[1])].dims;
         for (int d = 0; d < w.n; ++d) name += (d ? "x" : j == k ? " " : "+") + std::to_string(w.d[d]);
       }
-add_op_timing(out, name, node_ms_[k], node_calls_[k]);
+      if (n.op == Op::Conv2d || n.op == Op::DepthwiseConv2d || n.op == Op::ConvTranspose2d) {  // "3x3/2 64->128"
+        const ConvParams& c = n.conv;
+        name += " " + std::to_string(c.kh) + "x" + std::to_string(c.kw);
+        if (c.sh != 1 || c.sw != 1) name += "/" + std::to_string(c.sh) + (c.sw != c.sh ? "x" + std::to_string(c.sw) : "");
+        name += " " + std::to_string(static_cast<int64_t>(c.groups) * c.gic) + "->" +
+                std::to_string(static_cast<int64_t>(c.groups) * c.goc);
+      }
+      add_op_timing(out, name, node_ms_[k], node_calls_[k]);
     }
   }
 

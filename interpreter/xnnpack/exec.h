@@ -68,6 +68,9 @@ struct Prepared {
   bool dw_nhwc = false;
   // fp32 convolutions on the XNNPACK library's operators (attach_library_conv; then w is empty)
   std::unique_ptr<linalg::xnnlib::ConvolutionF32> conv_lib;
+  // fp32 convolution of one group on ops/linalg/conv_nhwc (attach_library_conv): w holds the
+  // filter packed in 32-channel slivers, then the padded bias
+  bool conv_nhwc = false;
 };
 
 struct State {

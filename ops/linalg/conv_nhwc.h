@@ -1,0 +1,63 @@
+// pte-run linalg: f32 2-D convolution on NHWC tensors (groups of 1) as an implicit GEMM, the
+// way the XNNPACK delegate stores it: input [N, H, W, C], filter OHWI [OC, KH, KW, C], output
+// [N, OH, OW, OC], bias and the node's clamp fused into the last store.
+//
+// Rows of the product are output pixels, columns output channels, the reduction runs over
+// Kc = KH * KW * C in the filter's (kh, kw, c) order. At load the filter is packed into
+// slivers of kConvNhwcNr output channels ([Kc][32] each, zero-padded) followed by the bias
+// (padded, zeros without one): conv_nhwc_pack_f32. Per call each task takes a block of output
+// pixels and a range of slivers; per K block of at most 256 it gathers the pixels' input
+// patches into a row-major block on its stack (runs of channels: im2col for that block
+// only, never the whole image) and runs the micro-kernel on MR pixels x 32 channels, the
+// B sliver read contiguously from the packed filter. The first K block starts from the
+// bias, the last one clamps: one pass over the output.
+//
+// Micro-kernels (conv_nhwc_ukernel_<isa>) are tested against the scalar reference
+// (ops/linalg/conv_nhwc_test.cpp), the whole convolution against plain loops.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace pte::linalg {
+
+constexpr int64_t kConvNhwcNr = 32;  // output channels per packed sliver
+
+struct ConvNhwc {
+  int64_t N = 0, H = 0, W = 0, C = 0;  // input
+  int64_t OH = 0, OW = 0, OC = 0;      // output (the caller's conv arithmetic)
+  int64_t KH = 1, KW = 1;
+  int64_t sh = 1, sw = 1, pad_top = 0, pad_left = 0, dh = 1, dw = 1;
+  float out_min = -__builtin_inff(), out_max = __builtin_inff();
+};
+
+// Floats of the packed filter + bias for OC output channels and Kc = KH * KW * C.
+size_t conv_nhwc_packed_floats(int64_t OC, int64_t Kc);
+// filter: [OC][Kc] (OHWI, read with its row stride Kc); bias: OC floats or null.
+void conv_nhwc_pack_f32(const float* filter, const float* bias, int64_t OC, int64_t Kc, float* packed);
+
+// C[mr x nc] (+)= A[mr x kc] @ B[kc x 32], A rows a_rs floats apart, B the packed sliver
+// (rows 32 floats apart), C rows c_rs apart, nc <= 32 columns stored. first: C = bias + A@B
+// (bias: 32 floats) instead of C += A@B; last: the result clamped to [lo, hi].
+using ConvNhwcUkernel = void (*)(int mr, int64_t kc, const float* a, int64_t a_rs, const float* b, float* c,
+                                 int64_t c_rs, int64_t nc, const float* bias, bool first, bool last, float lo, float hi);
+constexpr int kConvNhwcMrScalar = 4;
+void conv_nhwc_ukernel_scalar(int mr, int64_t kc, const float* a, int64_t a_rs, const float* b, float* c, int64_t c_rs,
+                              int64_t nc, const float* bias, bool first, bool last, float lo, float hi);
+#if defined(__x86_64__)
+constexpr int kConvNhwcMrAvx512f = 8;
+void conv_nhwc_ukernel_avx512f(int mr, int64_t kc, const float* a, int64_t a_rs, const float* b, float* c,
+                               int64_t c_rs, int64_t nc, const float* bias, bool first, bool last, float lo, float hi);
+#endif
+
+enum class ConvNhwcIsa { Auto, Scalar };
+
+// True when this CPU has a SIMD micro-kernel here (AVX-512F): the delegate's policy runs
+// convolutions here only then (elsewhere the XNNPACK library or the strided engine of conv.h).
+bool conv_nhwc_has_simd();
+
+// The whole output on the calling thread and up to threads - 1 claim-pool helpers.
+// packed: conv_nhwc_pack_f32's output for this OC and Kc.
+void conv_nhwc_f32(int threads, const ConvNhwc& p, const float* packed, const float* x, float* y,
+                   ConvNhwcIsa isa = ConvNhwcIsa::Auto);
+
+}  // namespace pte::linalg

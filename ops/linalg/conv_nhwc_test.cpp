@@ -1,0 +1,191 @@
+// conv_nhwc: the micro-kernels this CPU runs against the scalar one (every row count, column
+// tails, first / last K block), and the whole convolution (scalar and this CPU's kernel, 1 and
+// 2 threads) against plain loops over a zero-padded input in double: 1x1 to 7x7 kernels,
+// strides, dilation, asymmetric padding, batches, channel counts around the 32-channel
+// slivers, reductions over several K blocks, a fused clamp; NaN passes an open clamp.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "ops/linalg/conv_nhwc.h"
+
+namespace {
+
+using pte::linalg::ConvNhwc;
+
+std::vector<float> seeded(size_t n, uint32_t seed) {
+  std::vector<float> v(n);
+  for (auto& x : v) x = static_cast<float>((seed = seed * 1664525u + 1013904223u) >> 9) * 0x1p-22f - 1.0f;
+  return v;
+}
+
+int64_t out_len(int64_t in, int64_t pa, int64_t pb, int64_t k, int64_t s, int64_t d) {
+  const int64_t eff = d * (k - 1) + 1, padded = in + pa + pb;
+  return padded < eff ? 0 : (padded - eff) / s + 1;
+}
+
+// Plain loops over an explicitly zero-padded copy of the input, in double; also the sum of
+// |terms| per output (the scale of its rounding error).
+std::vector<float> naive(const ConvNhwc& p, int64_t pb, int64_t pr, const std::vector<float>& x,
+                         const std::vector<float>& w, const float* bias, std::vector<double>* mag) {
+  const int64_t PH = p.H + p.pad_top + pb, PW = p.W + p.pad_left + pr, C = p.C;
+  std::vector<float> xp(static_cast<size_t>(p.N * PH * PW * C), 0.0f);
+  for (int64_t n = 0; n < p.N; ++n)
+    for (int64_t h = 0; h < p.H; ++h)
+      for (int64_t ww = 0; ww < p.W; ++ww)
+        for (int64_t c = 0; c < C; ++c)
+          xp[static_cast<size_t>(((n * PH + h + p.pad_top) * PW + ww + p.pad_left) * C + c)] =
+              x[static_cast<size_t>(((n * p.H + h) * p.W + ww) * C + c)];
+  std::vector<float> y(static_cast<size_t>(p.N * p.OH * p.OW * p.OC));
+  mag->assign(y.size(), 0.0);
+  for (int64_t n = 0; n < p.N; ++n)
+    for (int64_t oh = 0; oh < p.OH; ++oh)
+      for (int64_t ow = 0; ow < p.OW; ++ow)
+        for (int64_t o = 0; o < p.OC; ++o) {
+          double acc = bias ? bias[o] : 0.0, m = std::fabs(acc);
+          for (int64_t kh = 0; kh < p.KH; ++kh)
+            for (int64_t kw = 0; kw < p.KW; ++kw)
+              for (int64_t c = 0; c < C; ++c) {
+                const double t =
+                    static_cast<double>(w[static_cast<size_t>(((o * p.KH + kh) * p.KW + kw) * C + c)]) *
+                    xp[static_cast<size_t>(((n * PH + oh * p.sh + kh * p.dh) * PW + ow * p.sw + kw * p.dw) * C + c)];
+                acc += t;
+                m += std::fabs(t);
+              }
+          const size_t i = static_cast<size_t>(((n * p.OH + oh) * p.OW + ow) * p.OC + o);
+          y[i] = std::min(std::max(static_cast<float>(acc), p.out_min), p.out_max);
+          (*mag)[i] = m;
+        }
+  return y;
+}
+
+struct Case {
+  int64_t N, H, W, C, OC, KH, KW, sh, sw, dh, dw, pt, pl, pb, pr;
+  bool bias;
+  float lo, hi;
+};
+
+void check_case(const Case& k) {
+  ConvNhwc p;
+  p.N = k.N, p.H = k.H, p.W = k.W, p.C = k.C, p.OC = k.OC, p.KH = k.KH, p.KW = k.KW;
+  p.sh = k.sh, p.sw = k.sw, p.dh = k.dh, p.dw = k.dw, p.pad_top = k.pt, p.pad_left = k.pl;
+  p.OH = out_len(k.H, k.pt, k.pb, k.KH, k.sh, k.dh), p.OW = out_len(k.W, k.pl, k.pr, k.KW, k.sw, k.dw);
+  p.out_min = k.lo, p.out_max = k.hi;
+  REQUIRE(p.OH > 0);
+  REQUIRE(p.OW > 0);
+  const int64_t Kc = k.KH * k.KW * k.C;
+  const auto x = seeded(static_cast<size_t>(k.N * k.H * k.W * k.C), 11u + static_cast<uint32_t>(k.C));
+  const auto w = seeded(static_cast<size_t>(k.OC * Kc), 29u + static_cast<uint32_t>(k.OC));
+  const auto b = seeded(static_cast<size_t>(k.OC), 7u);
+  std::vector<double> mag;
+  const auto want = naive(p, k.pb, k.pr, x, w, k.bias ? b.data() : nullptr, &mag);
+  std::vector<float> packed(pte::linalg::conv_nhwc_packed_floats(k.OC, Kc), -1.0f);
+  pte::linalg::conv_nhwc_pack_f32(w.data(), k.bias ? b.data() : nullptr, k.OC, Kc, packed.data());
+  const std::string geo = "N" + std::to_string(k.N) + " " + std::to_string(k.H) + "x" + std::to_string(k.W) + "x" +
+                          std::to_string(k.C) + " -> " + std::to_string(k.OC) + " k" + std::to_string(k.KH) + "x" +
+                          std::to_string(k.KW) + " s" + std::to_string(k.sh) + std::to_string(k.sw) + " d" +
+                          std::to_string(k.dh) + std::to_string(k.dw) + " pad" + std::to_string(k.pt) +
+                          std::to_string(k.pl) + std::to_string(k.pb) + std::to_string(k.pr);
+  for (auto isa : {pte::linalg::ConvNhwcIsa::Scalar, pte::linalg::ConvNhwcIsa::Auto})
+    for (int threads : {1, 2}) {
+      CAPTURE(geo);
+      CAPTURE(threads);
+      CAPTURE(static_cast<int>(isa));
+      std::vector<float> y(want.size() + 37, 12345.0f);  // guard floats past the end
+      pte::linalg::conv_nhwc_f32(threads, p, packed.data(), x.data(), y.data(), isa);
+      size_t bad = 0;
+      double worst = 0;
+      for (size_t i = 0; i < want.size(); ++i) {
+        const double err = std::fabs(static_cast<double>(y[i]) - want[i]);
+        const double tol = 1e-6 * mag[i] + 1e-6;
+        worst = std::max(worst, err / (mag[i] + 1e-30));
+        if (!(err <= tol)) ++bad;
+      }
+      CAPTURE(worst);
+      CHECK(bad == 0);
+      for (size_t i = want.size(); i < y.size(); ++i) REQUIRE(y[i] == 12345.0f);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("conv_nhwc_f32: against plain loops (kernels 1x1-7x7, strides, dilation, padding, clamp, K blocks)") {
+  const float inf = __builtin_inff();
+  const Case cases[] = {
+      // N  H   W   C   OC  KH KW sh sw dh dw pt pl pb pr bias  lo    hi
+      {1, 9, 7, 16, 32, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, true, -inf, inf},      // pointwise, one sliver
+      {2, 6, 5, 64, 70, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, false, -inf, inf},     // OC tail, batch 2
+      {1, 7, 7, 24, 40, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, true, 0.0f, inf},      // strided 1x1, ReLU
+      {1, 10, 9, 64, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, -inf, inf},     // 576 = 3 K blocks
+      {2, 11, 8, 40, 96, 3, 3, 2, 2, 1, 1, 1, 0, 2, 1, true, -0.5f, 0.75f},  // asymmetric pads, clamp
+      {1, 17, 15, 3, 24, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, true, 0.0f, 6.0f},    // stem: 3 channels, ReLU6
+      {1, 12, 12, 20, 48, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, false, -inf, inf},   // dilation 2
+      {1, 3, 4, 300, 17, 2, 3, 1, 2, 1, 1, 0, 1, 1, 0, true, -inf, inf},     // C > K block, OC < 32
+      {3, 1, 1, 1000, 129, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, true, -inf, inf},   // 1x1 image (a classifier)
+      {1, 23, 21, 8, 200, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, -inf, inf},    // many pixel blocks and slivers
+  };
+  for (const Case& k : cases) check_case(k);
+}
+
+TEST_CASE("conv_nhwc micro-kernels: this CPU's against the scalar one (rows, column tails, first / last)") {
+#if defined(__x86_64__)
+  if (!pte::linalg::conv_nhwc_has_simd()) {
+    MESSAGE("skipped: no AVX-512F on this CPU (the scalar kernel is checked by the convolution test)");
+    return;
+  }
+  const int64_t kc = 37, a_rs = 41, c_rs = 45;
+  const auto a = seeded(static_cast<size_t>(8 * a_rs), 3u);
+  const auto b = seeded(static_cast<size_t>(kc * 32), 5u);
+  const auto bias = seeded(32, 9u);
+  const auto c0 = seeded(static_cast<size_t>(8 * c_rs), 13u);
+  int checked = 0;
+  for (int mr = 1; mr <= pte::linalg::kConvNhwcMrAvx512f; ++mr)
+    for (int64_t nc : {1, 15, 16, 17, 31, 32})
+      for (int fl = 0; fl < 4; ++fl) {
+        const bool first = fl & 1, last = fl & 2;
+        std::vector<float> want = c0, got = c0;
+        // the scalar kernel takes at most kConvNhwcMrScalar rows a call
+        for (int r = 0; r < mr; r += pte::linalg::kConvNhwcMrScalar)
+          pte::linalg::conv_nhwc_ukernel_scalar(std::min(pte::linalg::kConvNhwcMrScalar, mr - r), kc, a.data() + r * a_rs,
+                                                a_rs, b.data(), want.data() + r * c_rs, c_rs, nc, bias.data(), first,
+                                                last, -0.25f, 0.5f);
+        pte::linalg::conv_nhwc_ukernel_avx512f(mr, kc, a.data(), a_rs, b.data(), got.data(), c_rs, nc, bias.data(), first,
+                                               last, -0.25f, 0.5f);
+        CAPTURE(mr);
+        CAPTURE(nc);
+        CAPTURE(fl);
+        for (size_t i = 0; i < want.size(); ++i) {
+          const int64_t r = static_cast<int64_t>(i) / c_rs, j = static_cast<int64_t>(i) % c_rs;
+          if (r >= mr || j >= nc) {
+            REQUIRE(got[i] == c0[i]);  // outside the tile: untouched
+          } else {
+            REQUIRE(std::fabs(got[i] - want[i]) <= 2e-5f);
+            if (last) REQUIRE((got[i] >= -0.25f && got[i] <= 0.5f));
+          }
+        }
+        ++checked;
+      }
+  CHECK(checked == 8 * 6 * 4);
+#else
+  MESSAGE("skipped: no SIMD micro-kernel for this architecture (the scalar kernel is checked by the convolution test)");
+#endif
+}
+
+TEST_CASE("conv_nhwc_f32: NaN passes an open clamp, a closed one bounds the rest") {
+  ConvNhwc p;
+  p.N = 1, p.H = 2, p.W = 2, p.C = 4, p.OH = 2, p.OW = 2, p.OC = 3;
+  auto x = seeded(16, 1u);
+  x[0] = __builtin_nanf("");  // pixel (0, 0), channel 0
+  const auto w = seeded(12, 2u);
+  std::vector<float> packed(pte::linalg::conv_nhwc_packed_floats(3, 4));
+  pte::linalg::conv_nhwc_pack_f32(w.data(), nullptr, 3, 4, packed.data());
+  for (auto isa : {pte::linalg::ConvNhwcIsa::Scalar, pte::linalg::ConvNhwcIsa::Auto}) {
+    std::vector<float> y(12);
+    pte::linalg::conv_nhwc_f32(1, p, packed.data(), x.data(), y.data(), isa);
+    for (int o = 0; o < 3; ++o) CHECK(std::isnan(y[static_cast<size_t>(o)]));
+    for (size_t i = 3; i < 12; ++i) CHECK(std::isfinite(y[i]));
+  }
+}
