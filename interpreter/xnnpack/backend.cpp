@@ -270,9 +270,9 @@ class XnnpackInstance final : public BackendInstance {
       Status s = attach_library_conv(g_, g_.nodes[k], init.xnnpack, &prep_[k], &candidate, &path);
       if (!s) return Status::error("XNNPACK blob: node " + std::to_string(origin_[k]) + ": " + s.message());
       if (!candidate) continue;
-      // the library packed the filter into its own buffer: the file's pages of it may go
-      // (ResNet-50: ~100 MB of the peak RSS)
-      if (prep_[k].conv_lib) release_filter_pages(init, g_.nodes[k]);
+      // the library (or conv_nhwc) packed the filter into its own buffer: the file's pages of
+      // it may go (ResNet-50: ~100 MB of the peak RSS)
+      if (prep_[k].conv_lib || prep_[k].conv_nhwc) release_filter_pages(init, g_.nodes[k]);
       path.where = "node " + std::to_string(origin_[k]);
       paths_.push_back(std::move(path));
     }

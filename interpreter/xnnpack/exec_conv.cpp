@@ -128,14 +128,16 @@ Status attach_library_conv(const Graph& g, const Node& n, XnnpackPolicy policy, 
   }
   // Convolutions of one group on an AVX-512F CPU: our implicit GEMM (conv_nhwc.h), with
   // --xnnpack off always, with auto where it measured ahead of the 2022 library (Zen 5 VM, 2
-  // threads, per node): from 64 input and 64 output channels (ResNet-50's 3x3 and 1x1
-  // convolutions 0.95-1.14x the library's time, the whole forward 23.7-24.0 against
-  // 25.4-26.3 ms), and not in a graph whose depthwise convolutions the library runs
-  // (MobileNetV2: switching between the library's pool and ours before and after each of
-  // its 17 depthwise nodes took 2.4 -> 3.0 ms a forward). Few channels (the 3-channel stem,
-  // 16 -> 96 at 112 x 112) leave too short a reduction: 0.24 against the library's 0.10 ms.
+  // threads, per node): a reduction (KH * KW * input channels) of at least 64 and at least
+  // 64 output channels (ResNet-50's convolutions 0.95-1.14x the library's time, its 7 x 7
+  // stem 0.85 against 0.89 ms), and not in a graph whose depthwise convolutions the library
+  // runs (MobileNetV2: switching between the library's pool and ours before and after each
+  // of its 17 depthwise nodes took 2.4 -> 3.0 ms a forward). Shorter reductions or fewer
+  // channels lose to the library's kernels (MobileNetV2's 3 x 3 stem, 27 long: 0.21 against
+  // 0.10 ms; 1 x 1 32 -> 16: 0.13 against 0.06 ms).
   const bool ours_nhwc = resolved == XnnpackPolicy::Off ||
-                         (c.gic >= 64 && c.goc >= 64 && !graph_has_library_depthwise(g, policy));
+                         (static_cast<int64_t>(c.kh) * c.kw * c.gic >= 64 && c.goc >= 64 &&
+                          !graph_has_library_depthwise(g, policy));
   if (n.op == Op::Conv2d && c.groups == 1 && linalg::conv_nhwc_has_simd() && resolved != XnnpackPolicy::On && ours_nhwc) {
     const int64_t OC = c.goc, Kc = static_cast<int64_t>(c.kh) * c.kw * c.gic;
     std::vector<float> packed(linalg::conv_nhwc_packed_floats(OC, Kc));

@@ -24,34 +24,6 @@ int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 // fourth row in the same set).
 int64_t block_stride(int64_t kb) { return round_up(kb, 16) + 16; }
 
-// a[q * lda + r - p0] = the input under column r (tap (kh, kw), channel c) of output pixel
-// m0 + q, zero where the tap falls in the padding; columns [p0, p0 + kc).
-void gather(const ConvNhwc& p, const float* x, int64_t m0, int64_t rows, int64_t p0, int64_t kc, float* a,
-            int64_t lda) {
-  const int64_t ohw = p.OH * p.OW, C = p.C;
-  for (int64_t q = 0; q < rows; ++q) {
-    const int64_t m = m0 + q, n = m / ohw, rem = m - n * ohw, oh = rem / p.OW, ow = rem - oh * p.OW;
-    const int64_t ih0 = oh * p.sh - p.pad_top, iw0 = ow * p.sw - p.pad_left;
-    const float* xn = x + n * p.H * p.W * C;
-    float* dst = a + q * lda;
-    int64_t r = p0, tap = p0 / C, c0 = p0 - tap * C;
-    const int64_t end = p0 + kc;
-    while (r < end) {
-      const int64_t len = std::min(C - c0, end - r);
-      const int64_t kh = tap / p.KW, kw = tap - kh * p.KW;
-      const int64_t ih = ih0 + kh * p.dh, iw = iw0 + kw * p.dw;
-      if (ih >= 0 && ih < p.H && iw >= 0 && iw < p.W)
-        std::memcpy(dst, xn + (ih * p.W + iw) * C + c0, static_cast<size_t>(len) * sizeof(float));
-      else
-        std::memset(dst, 0, static_cast<size_t>(len) * sizeof(float));
-      dst += len;
-      r += len;
-      ++tap;
-      c0 = 0;
-    }
-  }
-}
-
 struct Job {
   const ConvNhwc* p;
   const float *packed, *x;
@@ -72,7 +44,7 @@ void run_task(const Job& j, int64_t t) {
   const float* bias = j.packed + j.S * j.Kc * kConvNhwcNr;
   for (int64_t p0 = 0; p0 < j.Kc; p0 += kb) {
     const int64_t kc = std::min(kb, j.Kc - p0);
-    gather(p, j.x, m0, rows, p0, kc, a, lda);
+    detail::conv_nhwc_gather(p, j.x, m0, rows, p0, kc, a, lda);
     const bool first = p0 == 0, last = p0 + kc == j.Kc;
     for (int64_t s = s0; s < s1; ++s) {
       const float* b = j.packed + (s * j.Kc + p0) * kConvNhwcNr;
@@ -139,6 +111,43 @@ void plan_tasks(int64_t M, int64_t S, int64_t Kc, int mr, int threads, int64_t* 
 }
 
 }  // namespace
+
+namespace detail {
+
+// (conv_nhwc.h) Without dilation the taps of one kernel row lie side by side in an NHWC row
+// (KW * C floats): one copy a kernel row, its ends clipped to the image (a 3-channel 7 x 7
+// stem: 7 copies of 21 floats a pixel, not 49 of 3).
+void conv_nhwc_gather(const ConvNhwc& p, const float* x, int64_t m0, int64_t rows, int64_t p0, int64_t kc, float* a,
+                      int64_t lda) {
+  const int64_t ohw = p.OH * p.OW, C = p.C;
+  const int64_t run = p.dw == 1 ? p.KW * C : C;  // floats of one contiguous stretch of taps
+  for (int64_t q = 0; q < rows; ++q) {
+    const int64_t m = m0 + q, n = m / ohw, rem = m - n * ohw, oh = rem / p.OW, ow = rem - oh * p.OW;
+    const int64_t ih0 = oh * p.sh - p.pad_top, iw0 = ow * p.sw - p.pad_left;
+    const float* xn = x + n * p.H * p.W * C;
+    float* dst = a + q * lda;
+    int64_t r = p0;
+    const int64_t end = p0 + kc;
+    while (r < end) {
+      const int64_t tap = r / C, kh = tap / p.KW, kw = tap - kh * p.KW;
+      // this stretch: from (kw, c) to the end of the kernel row (dw == 1) or of the tap
+      const int64_t e0 = p.dw == 1 ? kw * C + (r - tap * C) : r - tap * C;
+      const int64_t len = std::min(run - e0, end - r);
+      const int64_t ih = ih0 + kh * p.dh;
+      const int64_t iw = p.dw == 1 ? iw0 : iw0 + kw * p.dw;  // the input column of the stretch's element 0
+      // valid elements of [e0, e0 + len): 0 <= iw * C + e < W * C
+      const int64_t lo = ih < 0 || ih >= p.H ? e0 + len : std::min(e0 + len, std::max(e0, -iw * C));
+      const int64_t hi = std::max(lo, std::min(e0 + len, (p.W - iw) * C));
+      if (lo > e0) std::memset(dst, 0, static_cast<size_t>(lo - e0) * sizeof(float));
+      if (hi > lo) std::memcpy(dst + (lo - e0), xn + (ih * p.W + iw) * C + lo, static_cast<size_t>(hi - lo) * sizeof(float));
+      if (e0 + len > hi) std::memset(dst + (hi - e0), 0, static_cast<size_t>(e0 + len - hi) * sizeof(float));
+      dst += len;
+      r += len;
+    }
+  }
+}
+
+}  // namespace detail
 
 size_t conv_nhwc_packed_floats(int64_t OC, int64_t Kc) {
   const int64_t S = (OC + kConvNhwcNr - 1) / kConvNhwcNr;

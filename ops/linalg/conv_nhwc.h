@@ -55,6 +55,14 @@ enum class ConvNhwcIsa { Auto, Scalar };
 // convolutions here only then (elsewhere the XNNPACK library or the strided engine of conv.h).
 bool conv_nhwc_has_simd();
 
+namespace detail {
+// The patch block of one task: a[q * lda + r - p0] = the input under column r (tap (kh, kw),
+// channel c) of output pixel m0 + q, zero where the tap falls in the padding, for columns
+// [p0, p0 + kc); nothing else of `a` is written.
+void conv_nhwc_gather(const ConvNhwc& p, const float* x, int64_t m0, int64_t rows, int64_t p0, int64_t kc, float* a,
+                      int64_t lda);
+}  // namespace detail
+
 // The whole output on the calling thread and up to threads - 1 claim-pool helpers.
 // packed: conv_nhwc_pack_f32's output for this OC and Kc.
 void conv_nhwc_f32(int threads, const ConvNhwc& p, const float* packed, const float* x, float* y,

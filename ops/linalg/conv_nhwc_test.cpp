@@ -189,3 +189,50 @@ TEST_CASE("conv_nhwc_f32: NaN passes an open clamp, a closed one bounds the rest
     for (size_t i = 3; i < 12; ++i) CHECK(std::isfinite(y[i]));
   }
 }
+
+TEST_CASE("conv_nhwc gather: every K block and pixel range against direct indexing, nothing written outside") {
+  struct G {
+    int64_t H, W, C, KH, KW, sh, sw, dh, dw, pt, pl, pb, pr;
+  };
+  const G geos[] = {
+      {9, 8, 3, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3},    // stem: kernel rows wider than the image edge
+      {5, 6, 4, 3, 3, 1, 1, 2, 2, 4, 5, 4, 5},    // dilation, taps wholly in the padding
+      {6, 5, 10, 2, 3, 1, 2, 1, 1, 0, 2, 1, 2},   // asymmetric
+      {4, 4, 20, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0},   // strided 1x1
+  };
+  for (const G& t : geos) {
+    ConvNhwc p;
+    p.N = 2, p.H = t.H, p.W = t.W, p.C = t.C, p.KH = t.KH, p.KW = t.KW, p.sh = t.sh, p.sw = t.sw, p.dh = t.dh,
+    p.dw = t.dw, p.pad_top = t.pt, p.pad_left = t.pl;
+    p.OH = out_len(t.H, t.pt, t.pb, t.KH, t.sh, t.dh), p.OW = out_len(t.W, t.pl, t.pr, t.KW, t.sw, t.dw), p.OC = 1;
+    const auto x = seeded(static_cast<size_t>(p.N * t.H * t.W * t.C), 17u);
+    const int64_t M = p.N * p.OH * p.OW, Kc = t.KH * t.KW * t.C;
+    auto want = [&](int64_t m, int64_t r) -> float {
+      const int64_t n = m / (p.OH * p.OW), oh = m % (p.OH * p.OW) / p.OW, ow = m % p.OW;
+      const int64_t tap = r / t.C, c = r % t.C, kh = tap / t.KW, kw = tap % t.KW;
+      const int64_t ih = oh * t.sh - t.pt + kh * t.dh, iw = ow * t.sw - t.pl + kw * t.dw;
+      if (ih < 0 || ih >= t.H || iw < 0 || iw >= t.W) return 0.0f;
+      return x[static_cast<size_t>(((n * t.H + ih) * t.W + iw) * t.C + c)];
+    };
+    int64_t checked = 0;
+    for (int64_t m0 : {int64_t{0}, M / 3, M - 2})
+      for (int64_t p0 = 0; p0 < Kc; p0 += 7)
+        for (int64_t kc : {int64_t{1}, int64_t{5}, Kc - p0}) {
+          if (p0 + kc > Kc) continue;
+          const int64_t rows = std::min<int64_t>(5, M - m0), lda = kc + 3;
+          std::vector<float> a(static_cast<size_t>(rows * lda + 8), -7.0f);
+          pte::linalg::detail::conv_nhwc_gather(p, x.data(), m0, rows, p0, kc, a.data(), lda);
+          for (int64_t q = 0; q < rows; ++q)
+            for (int64_t i = 0; i < lda; ++i) {
+              const float got = a[static_cast<size_t>(q * lda + i)];
+              if (i < kc)
+                REQUIRE(got == want(m0 + q, p0 + i));
+              else
+                REQUIRE(got == -7.0f);  // the row's gap: untouched
+            }
+          for (size_t i = static_cast<size_t>(rows * lda); i < a.size(); ++i) REQUIRE(a[i] == -7.0f);
+          ++checked;
+        }
+    CHECK(checked > 10);
+  }
+}
