@@ -2,7 +2,7 @@
 pte-bench (bench/pte_bench.cpp), through executorch.runtime's Python bindings.
 Prints one JSON object; run by bench/run_bench.py in its own process (peak RSS).
 
-  et_worker.py forward MODEL.pte [--method M] [--input X.npy]... [--warmup N] [--reps N]
+  et_worker.py forward MODEL.pte [--method M] [--input X.npy]... [--warmup N] [--warmup-ms T] [--reps N]
   et_worker.py llm MODEL.pte [--method M] [--prefill S] [--positions P,...] [--steps K] [--reps N]
   et_worker.py generate MODEL.pte --prompt TEXT --tokenizer tokenizer.json [--max-new-tokens N]
       ExecuTorch's own LLM runner (executorch.extension.llm.runner.TextLLMRunner), greedy.
@@ -116,6 +116,7 @@ def run(argv):
     ap.add_argument("--method", default="forward")
     ap.add_argument("--input", action="append", default=[])
     ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--warmup-ms", type=float, default=0.0, help="forward: warm up for at least this long too")
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--prefill", type=int, default=128)
     ap.add_argument("--positions", default="")
@@ -148,11 +149,13 @@ def run(argv):
     if a.mode == "forward":
         inputs = [torch.from_numpy(np.load(p)) for p in a.input]
         first = None
-        for r in range(a.warmup):
+        r, warm_from = 0, now_ms()
+        while r < a.warmup or now_ms() - warm_from < a.warmup_ms:
             t = now_ms()
             method.execute(inputs)
             if r == 0:
                 first = now_ms() - t
+            r += 1
         times = []
         for _ in range(a.reps):
             t = now_ms()

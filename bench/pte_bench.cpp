@@ -1,7 +1,7 @@
 // pte-bench: in-process timing of pte-run for the benchmark driver (bench/run_bench.py).
 // Prints one JSON object on stdout; errors are {"ok": false, "error": "..."} (exit 2).
 //
-//   pte-bench forward MODEL.pte [--method NAME] [--input SPEC]... [--warmup N] [--reps N]
+//   pte-bench forward MODEL.pte [--method NAME] [--input SPEC]... [--warmup N] [--warmup-ms T] [--reps N]
 //             [--threads N] [--profile]
 //       load time (open + load_method: the median of 5 loads after the process's first,
 //       and that first one as load_cold_ms), `reps` timed execute() calls, peak RSS.
@@ -90,6 +90,7 @@ struct Args {
   std::string mode, model, method = "forward";
   std::vector<std::string> inputs;
   int warmup = 2, reps = 10, threads = 0, steps = 8, prefill = 128;
+  double warmup_ms = 0;  // forward: warm-up calls go on until this much time has passed too
   std::vector<int64_t> positions;
   bool profile = false;
   bool all_logits = false;
@@ -146,6 +147,7 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
     if (k == "--method") a->method = v;
     else if (k == "--input") a->inputs.push_back(v);
     else if (k == "--warmup") a->warmup = std::atoi(v.c_str());
+    else if (k == "--warmup-ms") a->warmup_ms = std::atof(v.c_str());
     else if (k == "--reps") a->reps = std::max(a->mode == "llm" ? 0 : 1, std::atoi(v.c_str()));
     else if (k == "--threads") a->threads = std::atoi(v.c_str());
     else if (k == "--steps") a->steps = std::max(1, std::atoi(v.c_str()));
@@ -289,7 +291,8 @@ int cmd_forward(const Args& a) {
     return m->execute();
   };
   double first_ms = 0;
-  for (int r = 0; r < a.warmup; ++r) {
+  const double warm_from = now_ms();
+  for (int r = 0; r < a.warmup || (a.warmup_ms > 0 && now_ms() - warm_from < a.warmup_ms); ++r) {
     double t0 = now_ms();
     s = execute();
     if (r == 0) first_ms = now_ms() - t0;

@@ -10,7 +10,7 @@ vision or fp16 program at least as fast as the official runtime").
                10 ms - 80 s forwards)
 
 Per model and runtime: load ms, execute ms (median and interquartile range over every timed
-call of every repetition), peak RSS; pte-run's output against the eager PyTorch output
+call of every repetition, each process after its warm-up calls: at least 2 and 500 ms), peak RSS; pte-run's output against the eager PyTorch output
 (max |a - b| / max |b|, from `pte-run run --save-outputs`). Writes bench/results/vision.md
 (a section per load state; the other state's section is kept) and vision.json.
 
@@ -36,6 +36,12 @@ PTE_RUN = os.path.join(ROOT, "build", "bin", "pte-run")
 # (warmup, timed calls) per process; the official runtime runs dpt_hybrid's 104
 # convolutions outside its delegate on portable kernels (~75 s a forward): one call
 CALLS = {"default": (2, 10), "depth_anything_small": (1, 3), "dpt_hybrid": (1, 3)}
+# Every process also warms up for at least this long before its timed calls (both runtimes):
+# a vCPU here reaches full speed only after some time of sustained compute, and the official
+# runtime's process has spent seconds importing torch by then while pte-bench starts in
+# milliseconds (2 warm-up calls of a 2.5 ms MobileNetV2 left pte-run's first timed calls
+# up to 3x slower than later ones).
+WARMUP_MS = 500
 ET_CALLS = {"dpt_hybrid": (0, 1)}
 
 
@@ -91,9 +97,11 @@ def main():
             w, r = CALLS.get(m["name"], CALLS["default"])
             ew, er = ET_CALLS.get(m["name"], (w, r))
             cmds = {
-                "pte": [PTE_BENCH, "forward", path] + ins + ["--warmup", str(w), "--reps", str(r)],
-                "pte_ours": ["env", "PTE_XNNPACK=off", PTE_BENCH, "forward", path] + ins + ["--warmup", str(w), "--reps", str(r)],
-                "et": [sys.executable, ET_WORKER, "forward", path] + ins + ["--warmup", str(ew), "--reps", str(er)],
+                "pte": [PTE_BENCH, "forward", path] + ins + ["--warmup", str(w), "--warmup-ms", str(WARMUP_MS), "--reps", str(r)],
+                "pte_ours": ["env", "PTE_XNNPACK=off", PTE_BENCH, "forward", path] + ins
+                            + ["--warmup", str(w), "--warmup-ms", str(WARMUP_MS), "--reps", str(r)],
+                "et": [sys.executable, ET_WORKER, "forward", path] + ins
+                      + ["--warmup", str(ew), "--warmup-ms", str(WARMUP_MS if ew else 0), "--reps", str(er)],
             }
             runs = {k: [] for k in cmds}
             for rep in range(args.reps):
@@ -143,11 +151,13 @@ def write_md(allres, path):
     md = ["# Held-out-style vision programs: pte-run against the official runtime\n",
           "Made by `bench/make_vision.py` (published sizes, seeded random weights, XNNPACK fp32 exports) and "
           "timed by `bench/vision_bench.py` (see bench/README.md). Execute: one forward, median "
-          "(interquartile range) over every timed call; ratio = official time / pte-run time (> 1: pte-run "
-          "faster). `--xnnpack off`: pte-run with its own kernels only (convolutions included); the default "
-          "runs the delegate's convolutions on the system XNNPACK library (a 2022 snapshot; the official "
-          "runtime bundles its own, newer XNNPACK). Accuracy: pte-run's output against eager PyTorch, "
-          "max |a - b| / max |b|.\n"]
+          "(interquartile range) over every timed call, each process after at least 500 ms of warm-up calls "
+          "(runs from 2026-12-04 22:30 on; earlier ones after 2 calls); ratio = official time / pte-run time "
+          "(> 1: pte-run faster). `--xnnpack off`: pte-run with its own kernels only; the default (auto) runs "
+          "on AVX-512F CPUs the delegate's convolutions with 64+ output channels and a 64+ reduction on "
+          "pte-run's implicit GEMM (ops/linalg/conv_nhwc, from 2026-12-04 22:30 on), the others on the "
+          "system XNNPACK library (a 2022 snapshot; the official runtime bundles its own, newer XNNPACK). "
+          "Accuracy: pte-run's output against eager PyTorch, max |a - b| / max |b|.\n"]
     earlier = sorted((k for k in allres if "@" in k), key=lambda k: allres[k]["started"], reverse=True)
     for mode in ["idle", "loaded"] + earlier:
         res = allres.get(mode)

@@ -14,8 +14,7 @@ namespace pte::linalg {
 namespace {
 
 constexpr int64_t kKc = 256;  // K block: a 32-channel sliver of it is 32 KB (L1)
-constexpr int64_t kTm = 96;   // output pixels per task (a multiple of every MR)
-constexpr int kMaxMr = 8;
+constexpr int64_t kTm = 96;   // output pixels per task at most
 
 int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
@@ -87,14 +86,14 @@ double list_schedule(int64_t M, int64_t S, int64_t Kc, int64_t rows, int64_t per
 }
 
 void plan_tasks(int64_t M, int64_t S, int64_t Kc, int mr, int threads, int64_t* tm, int64_t* ns) {
-  const int64_t mt_min = (M + kTm - 1) / kTm;
-  *tm = std::min(kTm, round_up((M + mt_min - 1) / mt_min, mr));
+  const int64_t tm_max = kTm / mr * mr, mt_min = (M + tm_max - 1) / tm_max;
+  *tm = std::min(tm_max, round_up((M + mt_min - 1) / mt_min, mr));
   *ns = S;
   if (threads <= 1 || mt_min >= 8 * threads) return;
   const double stream = static_cast<double>(S) * kConvNhwcNr * Kc * sizeof(float) > 512.0 * 1024 ? kStreamCost : kStreamCostL2;
   double best = 0;
   int64_t best_tasks = 0;
-  for (int64_t rows = mr; rows <= kTm; rows += mr) {
+  for (int64_t rows = mr; rows <= tm_max; rows += mr) {
     const int64_t mtasks = (M + rows - 1) / rows;
     if (rows > mr && (M + rows - mr - 1) / (rows - mr) == mtasks && rows - mr >= M) break;  // past M: no new plans
     for (int64_t nst : {1, 2, 3, 4, 6, 8, 12, 16}) {
@@ -197,11 +196,16 @@ void conv_nhwc_f32(int threads, const ConvNhwc& p, const float* packed, const fl
   if (M <= 0 || p.OC <= 0) return;
   Job j{&p, packed, x, y, conv_nhwc_ukernel_scalar, kConvNhwcMrScalar, M, p.KH * p.KW * p.C, 0, 0, 0, 0};
 #if defined(__x86_64__)
-  if (isa == ConvNhwcIsa::Auto && conv_nhwc_has_simd()) j.uk = conv_nhwc_ukernel_avx512f, j.mr = kConvNhwcMrAvx512f;
+  if (isa == ConvNhwcIsa::Auto && conv_nhwc_has_simd()) {
+    // Tiles of 8 pixels, or 7 when that leaves the smaller partial tile: images of 7 x 2^k
+    // (ResNet's 56, 28, 14, 7) have 49 * 4^k pixels, and 49 = 6 x 8 + a lone pixel, whose
+    // one-row tile does 2 FMAs a k for 3 loads (3x3 512 -> 512 at 7 x 7: see conv_nhwc.h).
+    j.uk = conv_nhwc_ukernel_avx512f;
+    j.mr = (M + 6) / 7 * 7 - M < (M + 7) / 8 * 8 - M ? 7 : kConvNhwcMrAvx512f;
+  }
 #else
   (void)isa;
 #endif
-  static_assert(kTm % kConvNhwcMrScalar == 0 && kTm % kMaxMr == 0, "pixel blocks hold whole micro-tiles");
   j.S = (p.OC + kConvNhwcNr - 1) / kConvNhwcNr;
   const double macs = static_cast<double>(M) * p.OC * static_cast<double>(j.Kc);
   const int threads_used = macs >= 1.0e6 ? std::max(1, threads) : 1;
