@@ -48,8 +48,16 @@ void run_task(const Job& j, int64_t t) {
     for (int64_t s = s0; s < s1; ++s) {
       const float* b = j.packed + (s * j.Kc + p0) * kConvNhwcNr;
       const int64_t nc = std::min(kConvNhwcNr, p.OC - s * kConvNhwcNr);
+      // The filter block this task multiplies next (the next sliver, or the first of the next
+      // K block) is requested a slice per micro-tile, while this block is read from L1.
+      const int64_t sn = s + 1 < s1 ? s + 1 : s0, pn = s + 1 < s1 ? p0 : p0 + kc;
+      const char* nb = pn < j.Kc ? reinterpret_cast<const char*>(j.packed + (sn * j.Kc + pn) * kConvNhwcNr) : nullptr;
+      const int64_t nbytes = nb ? std::min(kb, j.Kc - pn) * kConvNhwcNr * static_cast<int64_t>(sizeof(float)) : 0;
+      const int64_t tiles = (rows + j.mr - 1) / j.mr, slice = (nbytes / tiles + 63) / 64 * 64;
+      int64_t pf = 0;
       for (int64_t i = 0; i < rows; i += j.mr) {
         const int mr = static_cast<int>(std::min<int64_t>(j.mr, rows - i));
+        for (const int64_t e = std::min(nbytes, pf + slice); pf < e; pf += 64) __builtin_prefetch(nb + pf, 0, 2);
         j.uk(mr, kc, a + i * lda, lda, b, j.y + (m0 + i) * p.OC + s * kConvNhwcNr, p.OC, nc, bias + s * kConvNhwcNr,
              first, last, p.out_min, p.out_max);
       }
