@@ -126,30 +126,31 @@ Status attach_library_conv(const Graph& g, const Node& n, XnnpackPolicy policy, 
     path->why = "ours: auto: depthwise over 25 taps (the 2022 library runs it as a grouped GEMM)";
     return Status::ok();
   }
-  // Convolutions of one group on an AVX-512F CPU: our implicit GEMM (conv_nhwc.h), with
-  // --xnnpack off always, with auto where it measured ahead of the 2022 library (Zen 5 VM, 2
-  // threads, per node): a reduction (KH * KW * input channels) of at least 64 and at least
-  // 64 output channels (ResNet-50's convolutions 0.95-1.14x the library's time, its 7 x 7
-  // stem 0.85 against 0.89 ms), and not in a graph whose depthwise convolutions the library
-  // runs (MobileNetV2: switching between the library's pool and ours before and after each
-  // of its 17 depthwise nodes took 2.4 -> 3.0 ms a forward). Shorter reductions or fewer
-  // channels lose to the library's kernels (MobileNetV2's 3 x 3 stem, 27 long: 0.21 against
-  // 0.10 ms; 1 x 1 32 -> 16: 0.13 against 0.06 ms).
-  const bool ours_nhwc = resolved == XnnpackPolicy::Off ||
-                         (static_cast<int64_t>(c.kh) * c.kw * c.gic >= 64 && c.goc >= 64 &&
-                          !graph_has_library_depthwise(g, policy));
-  if (n.op == Op::Conv2d && c.groups == 1 && linalg::conv_nhwc_has_simd() && resolved != XnnpackPolicy::On && ours_nhwc) {
+  // Convolutions of one group on an AVX-512F CPU: our implicit GEMM (conv_nhwc.h) wherever
+  // the library does not take them (--xnnpack off, builds or CPUs without it), and with auto
+  // where it measured ahead of the 2022 library (Zen 5 VM, 2 threads, per node): a reduction
+  // (KH * KW * input channels) of at least 64 and at least 64 output channels (ResNet-50's
+  // convolutions 0.95-1.14x the library's time, its 7 x 7 stem 0.85 against 0.89 ms), and not
+  // in a graph whose depthwise convolutions the library runs (MobileNetV2: switching between
+  // the library's pool and ours before and after each of its 17 depthwise nodes took 2.4 ->
+  // 3.0 ms a forward). Shorter reductions or fewer channels lose to the library's kernels
+  // (MobileNetV2's 3 x 3 stem, 27 long: 0.21 against 0.10 ms; 1 x 1 32 -> 16: 0.13 against
+  // 0.06 ms).
+  const bool lib = linalg::xnnlib::choose_conv(policy, &why);
+  const bool auto_ours = resolved != XnnpackPolicy::On && static_cast<int64_t>(c.kh) * c.kw * c.gic >= 64 &&
+                         c.goc >= 64 && !graph_has_library_depthwise(g, policy);
+  if (n.op == Op::Conv2d && c.groups == 1 && linalg::conv_nhwc_has_simd() && (!lib || auto_ours)) {
     const int64_t OC = c.goc, Kc = static_cast<int64_t>(c.kh) * c.kw * c.gic;
     std::vector<float> packed(linalg::conv_nhwc_packed_floats(OC, Kc));
     const float* bias = n.in[2] >= 0 ? reinterpret_cast<const float*>(g.values[static_cast<size_t>(n.in[2])].data) : nullptr;
     linalg::conv_nhwc_pack_f32(p->w.data(), bias, OC, Kc, packed.data());
     p->w.swap(packed);
     p->conv_nhwc = true;
-    path->why = resolved == XnnpackPolicy::Off ? "ours (--xnnpack off): implicit GEMM, AVX-512F"
-                                               : "ours: auto: implicit GEMM on AVX-512F (measured faster than the 2022 library)";
+    path->why = lib ? "ours: auto: implicit GEMM on AVX-512F (measured faster than the 2022 library at this size)"
+                    : "ours (" + why + "): implicit GEMM on AVX-512F";
     return Status::ok();
   }
-  if (!linalg::xnnlib::choose_conv(policy, &why)) {
+  if (!lib) {
     path->why = "ours: " + why;
     return Status::ok();
   }

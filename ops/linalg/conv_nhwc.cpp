@@ -58,8 +58,9 @@ void run_task(const Job& j, int64_t t) {
       for (int64_t i = 0; i < rows; i += j.mr) {
         const int mr = static_cast<int>(std::min<int64_t>(j.mr, rows - i));
         for (const int64_t e = std::min(nbytes, pf + slice); pf < e; pf += 64) __builtin_prefetch(nb + pf, 0, 2);
-        j.uk(mr, kc, a + i * lda, lda, b, j.y + (m0 + i) * p.OC + s * kConvNhwcNr, p.OC, nc, bias + s * kConvNhwcNr,
-             first, last, p.out_min, p.out_max);
+        const int64_t at = (m0 + i) * p.OC + s * kConvNhwcNr;
+        j.uk(mr, kc, a + i * lda, lda, b, j.y + at, p.OC, nc, bias + s * kConvNhwcNr,
+             p.residual ? p.residual + at : nullptr, first, last, p.out_min, p.out_max);
       }
     }
   }
@@ -174,7 +175,7 @@ void conv_nhwc_pack_f32(const float* filter, const float* bias, int64_t OC, int6
 }
 
 void conv_nhwc_ukernel_scalar(int mr, int64_t kc, const float* a, int64_t a_rs, const float* b, float* c, int64_t c_rs,
-                              int64_t nc, const float* bias, bool first, bool last, float lo, float hi) {
+                              int64_t nc, const float* bias, const float* res, bool first, bool last, float lo, float hi) {
   constexpr int MR = kConvNhwcMrScalar, NR = static_cast<int>(kConvNhwcNr);
   float acc[MR][NR] = {};
   for (int64_t k = 0; k < kc; ++k)
@@ -184,7 +185,8 @@ void conv_nhwc_ukernel_scalar(int mr, int64_t kc, const float* a, int64_t a_rs, 
     }
   for (int r = 0; r < mr; ++r)
     for (int64_t j = 0; j < nc; ++j) {
-      float v = acc[r][j] + (first ? bias[j] : c[r * c_rs + j]);
+      float v = (first ? bias[j] : c[r * c_rs + j]) + acc[r][j];
+      if (last && res) v += res[r * c_rs + j];
       if (last) v = std::min(std::max(v, lo), hi);
       c[r * c_rs + j] = v;
     }

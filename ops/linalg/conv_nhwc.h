@@ -28,6 +28,9 @@ struct ConvNhwc {
   int64_t KH = 1, KW = 1;
   int64_t sh = 1, sw = 1, pad_top = 0, pad_left = 0, dh = 1, dw = 1;
   float out_min = -__builtin_inff(), out_max = __builtin_inff();
+  // A residual added before the clamp (a following Add fused at load), laid out as the
+  // output ([N, OH, OW, OC]); null: none. Added to the finished sum, as the Add would.
+  const float* residual = nullptr;
 };
 
 // Floats of the packed filter + bias for OC output channels and Kc = KH * KW * C.
@@ -37,16 +40,19 @@ void conv_nhwc_pack_f32(const float* filter, const float* bias, int64_t OC, int6
 
 // C[mr x nc] (+)= A[mr x kc] @ B[kc x 32], A rows a_rs floats apart, B the packed sliver
 // (rows 32 floats apart), C rows c_rs apart, nc <= 32 columns stored. first: C = bias + A@B
-// (bias: 32 floats) instead of C += A@B; last: the result clamped to [lo, hi].
+// (bias: 32 floats) instead of C += A@B; last: then + res (when not null: rows c_rs apart,
+// as C) and the result clamped to [lo, hi].
 using ConvNhwcUkernel = void (*)(int mr, int64_t kc, const float* a, int64_t a_rs, const float* b, float* c,
-                                 int64_t c_rs, int64_t nc, const float* bias, bool first, bool last, float lo, float hi);
+                                 int64_t c_rs, int64_t nc, const float* bias, const float* res, bool first, bool last,
+                                 float lo, float hi);
 constexpr int kConvNhwcMrScalar = 4;
 void conv_nhwc_ukernel_scalar(int mr, int64_t kc, const float* a, int64_t a_rs, const float* b, float* c, int64_t c_rs,
-                              int64_t nc, const float* bias, bool first, bool last, float lo, float hi);
+                              int64_t nc, const float* bias, const float* res, bool first, bool last, float lo, float hi);
 #if defined(__x86_64__)
 constexpr int kConvNhwcMrAvx512f = 8;
 void conv_nhwc_ukernel_avx512f(int mr, int64_t kc, const float* a, int64_t a_rs, const float* b, float* c,
-                               int64_t c_rs, int64_t nc, const float* bias, bool first, bool last, float lo, float hi);
+                               int64_t c_rs, int64_t nc, const float* bias, const float* res, bool first, bool last,
+                               float lo, float hi);
 #endif
 
 enum class ConvNhwcIsa { Auto, Scalar };

@@ -1,8 +1,9 @@
 // conv_nhwc: the micro-kernels this CPU runs against the scalar one (every row count, column
-// tails, first / last K block), and the whole convolution (scalar and this CPU's kernel, 1 and
-// 2 threads) against plain loops over a zero-padded input in double: 1x1 to 7x7 kernels,
-// strides, dilation, asymmetric padding, batches, channel counts around the 32-channel
-// slivers, reductions over several K blocks, a fused clamp; NaN passes an open clamp.
+// tails, first / last K block, with and without a residual), and the whole convolution
+// (scalar and this CPU's kernel, 1 and 2 threads, with and without a fused residual) against
+// plain loops over a zero-padded input in double: 1x1 to 7x7 kernels, strides, dilation,
+// asymmetric padding, batches, channel counts around the 32-channel slivers, reductions over
+// several K blocks, a fused clamp; NaN passes an open clamp; the patch gather on its own.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -30,7 +31,8 @@ int64_t out_len(int64_t in, int64_t pa, int64_t pb, int64_t k, int64_t s, int64_
 // Plain loops over an explicitly zero-padded copy of the input, in double; also the sum of
 // |terms| per output (the scale of its rounding error).
 std::vector<float> naive(const ConvNhwc& p, int64_t pb, int64_t pr, const std::vector<float>& x,
-                         const std::vector<float>& w, const float* bias, std::vector<double>* mag) {
+                         const std::vector<float>& w, const float* bias, std::vector<double>* mag,
+                         const float* residual = nullptr) {
   const int64_t PH = p.H + p.pad_top + pb, PW = p.W + p.pad_left + pr, C = p.C;
   std::vector<float> xp(static_cast<size_t>(p.N * PH * PW * C), 0.0f);
   for (int64_t n = 0; n < p.N; ++n)
@@ -56,6 +58,7 @@ std::vector<float> naive(const ConvNhwc& p, int64_t pb, int64_t pr, const std::v
                 m += std::fabs(t);
               }
           const size_t i = static_cast<size_t>(((n * p.OH + oh) * p.OW + ow) * p.OC + o);
+          if (residual) acc += residual[i], m += std::fabs(residual[i]);
           y[i] = std::min(std::max(static_cast<float>(acc), p.out_min), p.out_max);
           (*mag)[i] = m;
         }
@@ -80,8 +83,6 @@ void check_case(const Case& k) {
   const auto x = seeded(static_cast<size_t>(k.N * k.H * k.W * k.C), 11u + static_cast<uint32_t>(k.C));
   const auto w = seeded(static_cast<size_t>(k.OC * Kc), 29u + static_cast<uint32_t>(k.OC));
   const auto b = seeded(static_cast<size_t>(k.OC), 7u);
-  std::vector<double> mag;
-  const auto want = naive(p, k.pb, k.pr, x, w, k.bias ? b.data() : nullptr, &mag);
   std::vector<float> packed(pte::linalg::conv_nhwc_packed_floats(k.OC, Kc), -1.0f);
   pte::linalg::conv_nhwc_pack_f32(w.data(), k.bias ? b.data() : nullptr, k.OC, Kc, packed.data());
   const std::string geo = "N" + std::to_string(k.N) + " " + std::to_string(k.H) + "x" + std::to_string(k.W) + "x" +
@@ -89,8 +90,14 @@ void check_case(const Case& k) {
                           std::to_string(k.KW) + " s" + std::to_string(k.sh) + std::to_string(k.sw) + " d" +
                           std::to_string(k.dh) + std::to_string(k.dw) + " pad" + std::to_string(k.pt) +
                           std::to_string(k.pl) + std::to_string(k.pb) + std::to_string(k.pr);
+  const auto res = seeded(static_cast<size_t>(p.N * p.OH * p.OW * p.OC), 31u);
+  for (bool with_res : {false, true})
   for (auto isa : {pte::linalg::ConvNhwcIsa::Scalar, pte::linalg::ConvNhwcIsa::Auto})
     for (int threads : {1, 2}) {
+      std::vector<double> mag;
+      p.residual = with_res ? res.data() : nullptr;
+      const auto want = naive(p, k.pb, k.pr, x, w, k.bias ? b.data() : nullptr, &mag, p.residual);
+      CAPTURE(with_res);
       CAPTURE(geo);
       CAPTURE(threads);
       CAPTURE(static_cast<int>(isa));
@@ -141,19 +148,21 @@ TEST_CASE("conv_nhwc micro-kernels: this CPU's against the scalar one (rows, col
   const auto b = seeded(static_cast<size_t>(kc * 32), 5u);
   const auto bias = seeded(32, 9u);
   const auto c0 = seeded(static_cast<size_t>(8 * c_rs), 13u);
+  const auto res = seeded(static_cast<size_t>(8 * c_rs), 19u);
   int checked = 0;
   for (int mr = 1; mr <= pte::linalg::kConvNhwcMrAvx512f; ++mr)
     for (int64_t nc : {1, 15, 16, 17, 31, 32})
-      for (int fl = 0; fl < 4; ++fl) {
+      for (int fl = 0; fl < 8; ++fl) {
         const bool first = fl & 1, last = fl & 2;
+        const float* r0 = (fl & 4) ? res.data() : nullptr;
         std::vector<float> want = c0, got = c0;
         // the scalar kernel takes at most kConvNhwcMrScalar rows a call
         for (int r = 0; r < mr; r += pte::linalg::kConvNhwcMrScalar)
           pte::linalg::conv_nhwc_ukernel_scalar(std::min(pte::linalg::kConvNhwcMrScalar, mr - r), kc, a.data() + r * a_rs,
-                                                a_rs, b.data(), want.data() + r * c_rs, c_rs, nc, bias.data(), first,
-                                                last, -0.25f, 0.5f);
-        pte::linalg::conv_nhwc_ukernel_avx512f(mr, kc, a.data(), a_rs, b.data(), got.data(), c_rs, nc, bias.data(), first,
-                                               last, -0.25f, 0.5f);
+                                                a_rs, b.data(), want.data() + r * c_rs, c_rs, nc, bias.data(),
+                                                r0 ? r0 + r * c_rs : nullptr, first, last, -0.25f, 0.5f);
+        pte::linalg::conv_nhwc_ukernel_avx512f(mr, kc, a.data(), a_rs, b.data(), got.data(), c_rs, nc, bias.data(), r0,
+                                               first, last, -0.25f, 0.5f);
         CAPTURE(mr);
         CAPTURE(nc);
         CAPTURE(fl);
@@ -168,7 +177,7 @@ TEST_CASE("conv_nhwc micro-kernels: this CPU's against the scalar one (rows, col
         }
         ++checked;
       }
-  CHECK(checked == 8 * 6 * 4);
+  CHECK(checked == 8 * 6 * 8);
 #else
   MESSAGE("skipped: no SIMD micro-kernel for this architecture (the scalar kernel is checked by the convolution test)");
 #endif

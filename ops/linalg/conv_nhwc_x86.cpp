@@ -20,8 +20,8 @@ namespace {
 template <int MR>
 __attribute__((target("avx512f"), always_inline)) inline void tile(int64_t kc, const float* a, int64_t a_rs,
                                                                    const float* b, float* c, int64_t c_rs, int64_t nc,
-                                                                   const float* bias, bool first, bool last, float lo,
-                                                                   float hi) {
+                                                                   const float* bias, const float* res, bool first,
+                                                                   bool last, float lo, float hi) {
   const float* ar[MR];
   for (int r = 0; r < MR; ++r) ar[r] = a + r * a_rs;
   __m512 acc[MR][2];
@@ -52,6 +52,10 @@ __attribute__((target("avx512f"), always_inline)) inline void tile(int64_t kc, c
       v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, cr));
       v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, cr + 16));
     }
+    if (last && res) {  // the fused Add's other operand, added to the finished sum as the Add would
+      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, res + r * c_rs));
+      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, res + r * c_rs + 16));
+    }
     if (last) {
       v0 = _mm512_min_ps(vhi, _mm512_max_ps(vlo, v0));  // (bound, v): a NaN result stays NaN
       v1 = _mm512_min_ps(vhi, _mm512_max_ps(vlo, v1));
@@ -65,18 +69,18 @@ __attribute__((target("avx512f"), always_inline)) inline void tile(int64_t kc, c
 
 __attribute__((target("avx512f"))) void conv_nhwc_ukernel_avx512f(int mr, int64_t kc, const float* a, int64_t a_rs,
                                                                  const float* b, float* c, int64_t c_rs, int64_t nc,
-                                                                 const float* bias, bool first, bool last, float lo,
-                                                                 float hi) {
+                                                                 const float* bias, const float* res, bool first,
+                                                                 bool last, float lo, float hi) {
   static_assert(kConvNhwcMrAvx512f == 8, "one tile per row count below");
   switch (mr) {
-    case 8: tile<8>(kc, a, a_rs, b, c, c_rs, nc, bias, first, last, lo, hi); break;
-    case 7: tile<7>(kc, a, a_rs, b, c, c_rs, nc, bias, first, last, lo, hi); break;
-    case 6: tile<6>(kc, a, a_rs, b, c, c_rs, nc, bias, first, last, lo, hi); break;
-    case 5: tile<5>(kc, a, a_rs, b, c, c_rs, nc, bias, first, last, lo, hi); break;
-    case 4: tile<4>(kc, a, a_rs, b, c, c_rs, nc, bias, first, last, lo, hi); break;
-    case 3: tile<3>(kc, a, a_rs, b, c, c_rs, nc, bias, first, last, lo, hi); break;
-    case 2: tile<2>(kc, a, a_rs, b, c, c_rs, nc, bias, first, last, lo, hi); break;
-    case 1: tile<1>(kc, a, a_rs, b, c, c_rs, nc, bias, first, last, lo, hi); break;
+    case 8: tile<8>(kc, a, a_rs, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
+    case 7: tile<7>(kc, a, a_rs, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
+    case 6: tile<6>(kc, a, a_rs, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
+    case 5: tile<5>(kc, a, a_rs, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
+    case 4: tile<4>(kc, a, a_rs, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
+    case 3: tile<3>(kc, a, a_rs, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
+    case 2: tile<2>(kc, a, a_rs, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
+    case 1: tile<1>(kc, a, a_rs, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
     default: break;
   }
 }
