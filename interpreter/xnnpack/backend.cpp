@@ -276,6 +276,21 @@ class XnnpackInstance final : public BackendInstance {
       path.where = "node " + std::to_string(origin_[k]);
       paths_.push_back(std::move(path));
     }
+    // An Add of a conv_nhwc convolution's output and an earlier tensor: done in the
+    // convolution's store (fuse_add.cpp); the node lists below follow the new order.
+    {
+      std::vector<uint8_t> eligible(g_.nodes.size(), 0);
+      for (size_t k = 0; k < g_.nodes.size(); ++k) eligible[k] = prep_[k].conv_nhwc;
+      std::vector<size_t> keep;
+      if (fuse_conv_add(&g_, eligible, &keep)) {
+        std::vector<Prepared> prep(keep.size());
+        std::vector<uint8_t> how(keep.size());
+        for (size_t i = 0; i < keep.size(); ++i) prep[i] = std::move(prep_[keep[i]]), how[i] = how_[keep[i]];
+        prep_.swap(prep);
+        how_.swap(how);
+        keep_nodes(&g_, keep, &origin_);
+      }
+    }
     populate_in_place_constants(init);
     // A library operator followed by one of ours (or ending the graph) releases the library
     // pool's spinning workers (xnnlib::release_workers); between library operators they spin.

@@ -150,6 +150,13 @@ Status fuse_pad_into_conv(Graph* g, std::vector<int32_t>* origin);
 // one; qdint8 FullyConnected nodes of those same activations (filters of one kind) move up
 // behind the first, which runs them as one product group (Node::siblings, qgemm_qd8_group). origin: as for widen_half, kept in step.
 Status fuse_qd8_siblings(Graph* g, std::vector<int32_t>* origin);
+// Load-time fusion (fuse_add.cpp), after the convolutions' paths are chosen: an fp32 Add whose
+// one operand is the only use of an eligible Conv2d's unclamped output and whose other operand
+// (same shape) exists before that convolution is dropped; the convolution reads that operand
+// as in[3] (the residual conv_nhwc adds before the clamp), writes the Add's output and takes
+// its clamp. keep: the indices of the nodes to keep, in order (for keep_nodes and the
+// caller's per-node state). False when nothing fused.
+bool fuse_conv_add(Graph* g, const std::vector<uint8_t>& eligible, std::vector<size_t>* keep);
 // Applies the node's fused output range to `count` floats (no-op for +-inf).
 void clamp_output(const Node& n, float* y, int64_t count);
 

@@ -233,8 +233,13 @@ bool run_conv(State& s, const Node& n) {
   float* y = s.ptr<float>(n.out);
   if (N == 0) return true;
   if (s.p().conv_lib) return s.p().conv_lib->run(*s.ctx, N, H, W, x, y);  // bias and clamp included
-  if (s.p().conv_nhwc) {  // filter and bias packed at load; bias and clamp included
+  if (s.p().conv_nhwc) {  // filter and bias packed at load; bias, a fused Add (in[3]) and clamp included
     linalg::ConvNhwc q;
+    if (n.nin > 3 && n.in[3] >= 0) {
+      if (!(s.v(n.in[3]).shape == ys))
+        return s.ctx->fail("%s: the fused Add's other operand has another shape than the convolution's output", op_name(n.op));
+      q.residual = s.ptr<float>(n.in[3]);
+    }
     q.N = N, q.H = H, q.W = W, q.C = C, q.OH = OH, q.OW = OW, q.OC = OC, q.KH = c.kh, q.KW = c.kw;
     q.sh = c.sh, q.sw = c.sw, q.pad_top = c.pad_top, q.pad_left = c.pad_left, q.dh = c.dh, q.dw = c.dw;
     q.out_min = n.out_min, q.out_max = n.out_max;

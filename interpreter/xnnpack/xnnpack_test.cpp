@@ -910,6 +910,85 @@ TEST_CASE("xnnpack: a zero pad feeding a convolution is folded into its padding 
   }
 }
 
+TEST_CASE("xnnpack: an Add of a convolution's output and a shortcut runs in the convolution's store (same bits, Add clamp)") {
+  // x [1, 6, 5, 64] -> conv 3x3 pad 1, 64 -> 64 (no clamp) -> v; Add(v, r) clamped to [0, 1.5] -> y.
+  // Variant "exported": v is also a graph output, so the Add cannot be fused: the reference.
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-1, 1);
+  const int H = 6, W = 5, C = 64, OC = 64;
+  std::vector<float> xv(H * W * C), rv(H * W * OC), wv(OC * 3 * 3 * C), bv(OC);
+  for (auto* v : {&xv, &rv, &wv, &bv})
+    for (auto& e : *v) e = u(rng) * 0.2f;
+  auto build = [&](bool exported, bool shortcut_first) {
+    Builder b;
+    const std::vector<uint32_t> dims{1, H, W, C};
+    uint32_t x = b.fvalue(dims, 0, 1), r = b.fvalue(dims, 1, 1);
+    uint32_t w = b.fconst({OC, 3, 3, C}, wv), bias = b.fconst({OC}, bv);
+    uint32_t v = exported ? b.fvalue(dims, 3, 2) : b.fvalue(dims);
+    uint32_t y = b.fvalue(dims, 2, 2);
+    b.node(fx::XNodeUnion::XNNConv2d,
+           fx::Create_XNNNodeConv(b.fbb, 1, 1, 1, 1, 3, 3, 1, 1, 1, 1, C, OC, 1, 0, 0, x, w, bias, v, 0).Union());
+    b.node(fx::XNodeUnion::XNNAdd, shortcut_first ? fx::Create_XNNNode2x1(b.fbb, r, v, y, 0).Union()
+                                                  : fx::Create_XNNNode2x1(b.fbb, v, r, y, 0).Union(),
+           0.0f, 1.5f);
+    return b.blob();
+  };
+  // the rewrite itself
+  {
+    auto blob = build(false, true);
+    xnn::Graph g;
+    REQUIRE(xnn::parse_graph({blob.data(), blob.size()}, nullptr, &g).is_ok());
+    std::vector<size_t> keep;
+    CHECK_FALSE(xnn::fuse_conv_add(&g, {0, 0}, &keep));  // not eligible (the library's convolution)
+    CHECK(keep == std::vector<size_t>{0, 1});
+    REQUIRE(xnn::fuse_conv_add(&g, {1, 0}, &keep));
+    CHECK(keep == std::vector<size_t>{0});
+    CHECK(g.nodes[0].nin == 4);
+    CHECK(g.nodes[0].in[3] == 1);  // r
+    CHECK(g.nodes[0].out == g.nodes[1].out);  // y
+    CHECK(g.nodes[0].out_min == 0.0f);
+    CHECK(g.nodes[0].out_max == 1.5f);
+    auto blob2 = build(true, true);
+    xnn::Graph g2;
+    REQUIRE(xnn::parse_graph({blob2.data(), blob2.size()}, nullptr, &g2).is_ok());
+    CHECK_FALSE(xnn::fuse_conv_add(&g2, {1, 0}, &keep));  // v is read outside the graph too
+  }
+  // and run: fused against unfused, bit for bit; both against direct loops
+  std::vector<float> ref;
+  for (int variant = 0; variant < 3; ++variant) {
+    const bool exported = variant == 0, shortcut_first = variant != 2;
+    CAPTURE(variant);
+    auto blob = build(exported, shortcut_first);
+    std::unique_ptr<BackendInstance> inst;
+    Status s = make(blob, &inst);
+    REQUIRE_MESSAGE(s, s.message());
+    HostT a({1, H, W, C}, xv), rr({1, H, W, C}, rv), o({1, H, W, OC}, {}, H * W * OC), ov({1, H, W, OC}, {}, H * W * OC);
+    EValue* args[] = {&a.ev, &rr.ev, &o.ev, &ov.ev};
+    KernelContext ctx;
+    REQUIRE_MESSAGE(inst->execute(ctx, args, exported ? 4 : 3), ctx.message());
+    if (variant == 0) {
+      ref = o.data;
+      for (int oh = 0; oh < H; ++oh)
+        for (int ow = 0; ow < W; ++ow)
+          for (int oc = 0; oc < OC; ++oc) {
+            double acc = bv[oc];
+            for (int kh = 0; kh < 3; ++kh)
+              for (int kw = 0; kw < 3; ++kw) {
+                const int ih = oh - 1 + kh, iw = ow - 1 + kw;
+                if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+                for (int ic = 0; ic < C; ++ic) acc += xv[(ih * W + iw) * C + ic] * wv[((oc * 3 + kh) * 3 + kw) * C + ic];
+              }
+            const size_t i = static_cast<size_t>((oh * W + ow) * OC + oc);
+            CHECK(ov.data[i] == doctest::Approx(acc).epsilon(1e-4));
+            CHECK(o.data[i] == doctest::Approx(std::min(1.5, std::max(0.0, acc + rv[i]))).epsilon(1e-4));
+          }
+    } else {
+      REQUIRE(o.data.size() == ref.size());
+      CHECK(std::memcmp(o.data.data(), ref.data(), ref.size() * sizeof(float)) == 0);
+    }
+  }
+}
+
 TEST_CASE("xnnpack: an fp16 zero pad feeding an fp16 convolution folds too (before widen_half), origins kept") {
   // fp16 graph: x [1, 5, 4, 2] -> zero pad H (2, 1) -> conv 3x3 -> y; the fold runs before
   // widen_half (whose Converts would otherwise sit between the pad and the convolution)
