@@ -54,11 +54,18 @@ void conv_nhwc_ukernel_avx512f(int mr, int64_t kc, const float* a, int64_t a_rs,
                                int64_t c_rs, int64_t nc, const float* bias, const float* res, bool first, bool last,
                                float lo, float hi);
 #endif
+#if defined(__aarch64__)
+constexpr int kConvNhwcMrNeon = 4;
+void conv_nhwc_ukernel_neon(int mr, int64_t kc, const float* a, int64_t a_rs, const float* b, float* c, int64_t c_rs,
+                            int64_t nc, const float* bias, const float* res, bool first, bool last, float lo, float hi);
+#endif
 
 enum class ConvNhwcIsa { Auto, Scalar };
 
-// True when this CPU has a SIMD micro-kernel here (AVX-512F): the delegate's policy runs
-// convolutions here only then (elsewhere the XNNPACK library or the strided engine of conv.h).
+// This CPU's SIMD micro-kernel (AVX-512F; NEON on aarch64) and its most rows (*mr), or null.
+ConvNhwcUkernel conv_nhwc_simd_ukernel(int* mr);
+// True when this CPU has a SIMD micro-kernel here: the delegate's policy runs convolutions
+// here only then (elsewhere the XNNPACK library or the strided engine of conv.h).
 bool conv_nhwc_has_simd();
 
 namespace detail {
