@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "interpreter/xnnpack/exec.h"
+#include "ops/shape/transpose_nd.h"
 
 namespace pte::xnn {
 
@@ -61,11 +62,11 @@ bool run_transpose(State& s, const Node& n) {
   if (xs.n != n.ndims) return s.ctx->fail("XNNStaticTranspose: input rank %d, permutation of %d", xs.n, n.ndims);
   Shape ys;
   ys.n = xs.n;
-  int64_t st[kMaxDims], pst[kMaxDims];
-  contiguous_strides(xs, st);
-  for (int i = 0; i < xs.n; ++i) ys.d[i] = xs.d[n.perm[i]], pst[i] = st[n.perm[i]];
+  for (int i = 0; i < xs.n; ++i) ys.d[i] = xs.d[n.perm[i]];
   if (!s.set_shape(n.out, ys)) return false;
-  strided_copy(s.v(n.in[0]).data, pst, s.v(n.out).data, ys, esize(s, n.out));
+  // ConvNeXt-T's 36 NCHW <-> NHWC transposes: 5.3 ms of a 36 ms forward element by element
+  static_assert(kMaxDims <= 8, "transpose_nd takes up to 8 dims");
+  shape::transpose_nd(s.ctx->claim_threads, s.v(n.in[0]).data, xs.d, n.perm, xs.n, esize(s, n.out), s.v(n.out).data);
   return true;
 }
 
