@@ -168,7 +168,7 @@ void dwconv_nhwc_f32(int threads, const DwconvNhwc& p, const float* x, const flo
   };
   const int64_t rows = p.N * p.OH;
   const double work = static_cast<double>(rows) * p.OW * p.C * p.KH * p.KW;
-  const int helpers = work >= 1.0e6 ? std::max(0, threads - 1) : 0;
+  const int helpers = work >= 1.0e5 ? std::max(0, threads - 1) : 0;  // MobileNetV2 14 x 14 x 384: 0.10 -> 0.06 ms
   // about four tiles per thread, whole output rows each
   const int64_t per = std::max<int64_t>(1, rows / (4 * (helpers + 1)));
   Job job{&p, x, w, bias, y, fn, per};
