@@ -40,7 +40,7 @@ void run_task(const Job& j, int64_t t) {
   const int64_t nkb = (j.Kc + kKc - 1) / kKc;
   const int64_t kb = std::min(kKc, round_up((j.Kc + nkb - 1) / nkb, 16));  // equal K blocks: 576 = 3 x 192
   const int64_t lda = block_stride(kb);
-  alignas(64) float a[kTm * (kKc + 32)];
+  alignas(64) float a[kTm * (kKc + 32)];  // 110 KB of the thread's stack (conv_nhwc.h)
   const float* bias = j.packed + j.S * j.Kc * kConvNhwcNr;
   for (int64_t p0 = 0; p0 < j.Kc; p0 += kb) {
     const int64_t kc = std::min(kb, j.Kc - p0);
@@ -105,7 +105,7 @@ void plan_tasks(int64_t M, int64_t S, int64_t Kc, int mr, int threads, int64_t* 
   int64_t best_tasks = 0;
   for (int64_t rows = mr; rows <= tm_max; rows += mr) {
     const int64_t mtasks = (M + rows - 1) / rows;
-    if (rows > mr && (M + rows - mr - 1) / (rows - mr) == mtasks && rows - mr >= M) break;  // past M: no new plans
+    if (rows - mr >= M) break;  // the previous block size already held every pixel
     for (int64_t nst : {1, 2, 3, 4, 6, 8, 12, 16}) {
       if (nst > S) break;
       const int64_t per = (S + nst - 1) / nst, tasks = mtasks * ((S + per - 1) / per);

@@ -10,7 +10,10 @@
 // patches into a row-major block on its stack (runs of channels: im2col for that block
 // only, never the whole image) and runs the micro-kernel on MR pixels x 32 channels, the
 // B sliver read contiguously from the packed filter. The first K block starts from the
-// bias, the last one clamps: one pass over the output.
+// bias, the last one clamps: one pass over the output. The gathered block (at most 96 pixels
+// x 288 floats, 110 KB) lives on the stack of the thread running the task: nothing is
+// allocated per call, but a caller's thread needs that much stack (glibc's default is 8 MB;
+// the claim pool's helpers have it).
 //
 // Micro-kernels (conv_nhwc_ukernel_<isa>) are tested against the scalar reference
 // (ops/linalg/conv_nhwc_test.cpp), the whole convolution against plain loops.
