@@ -94,16 +94,6 @@ void conv_out_hw(const Node& n, int64_t H, int64_t W, int64_t* OH, int64_t* OW) 
            : out_size(W, c.pad_left, c.pad_right, c.kw, c.sw, c.dw);
 }
 
-// True when the library (auto policy) runs one of the graph's depthwise convolutions: multiplier
-// 1, up to 25 taps (attach_library_conv's rule for them).
-bool graph_has_library_depthwise(const Graph& g, XnnpackPolicy policy) {
-  std::string why;
-  if (!linalg::xnnlib::choose_conv(policy, &why)) return false;
-  for (const Node& m : g.nodes)
-    if (m.op == Op::DepthwiseConv2d && m.conv.goc == 1 && static_cast<int64_t>(m.conv.kh) * m.conv.kw <= 25) return true;
-  return false;
-}
-
 }  // namespace
 
 Status attach_library_conv(const Graph& g, const Node& n, XnnpackPolicy policy, Prepared* p, bool* candidate,
@@ -120,34 +110,34 @@ Status attach_library_conv(const Graph& g, const Node& n, XnnpackPolicy policy, 
   // Depthwise filters over 25 taps (ConvNeXt's 7x7): Debian's 2022 XNNPACK has no depthwise
   // micro-kernel that wide and runs them as a grouped GEMM of one output channel a group;
   // dwconv_nhwc took ConvNeXt-T from 97-105 to 74-76 ms a forward (Zen 4 VM, 2 threads).
-  // Up to 25 taps the library's kernels were a little faster (MobileNetV2 4.9-5.3 vs 5.7 ms).
+  //
+  // On a CPU with our SIMD implicit GEMM (AVX-512F; aarch64, where the library is not used
+  // anyway) auto runs every plain and depthwise convolution on our kernels, the claim pool's
+  // threads: node by node the library was faster on small ones (MobileNetV2's 27-long stem
+  // 0.12 against our 0.24 ms, 1 x 1 32 -> 16 0.07 against 0.14 ms, 3 x 3 depthwise 0.37
+  // against 0.55 ms in all) and ours on large ones (ResNet-50's convolutions 0.95-1.14x the
+  // library's time), but a graph mixing both pays a pool switch at each change (MobileNetV2
+  // with only its 1 x 1 layers on ours: 2.4 -> 3.0 ms) and the library's pthreadpool waits for
+  // a descheduled worker on a busy machine. MobileNetV2 whole, Zen 5 VM, 2 threads, 5
+  // interleaved pairs: idle 2.65 (library) against 2.61 ms (ours), with a busy process on one
+  // core 5.39 against 4.11 ms. Transposed and grouped convolutions stay on the library.
   const XnnpackPolicy resolved = linalg::xnnlib::resolve(policy);
-  if (resolved != XnnpackPolicy::On && resolved != XnnpackPolicy::Off && p->dw_nhwc && static_cast<int64_t>(c.kh) * c.kw > 25) {
-    path->why = "ours: auto: depthwise over 25 taps (the 2022 library runs it as a grouped GEMM)";
+  const bool lib = linalg::xnnlib::choose_conv(policy, &why);
+  const bool simd = linalg::conv_nhwc_has_simd();
+  const bool ours_auto = resolved != XnnpackPolicy::On;  // auto or off (or no library: lib false)
+  if (p->dw_nhwc && lib && ours_auto && (simd || static_cast<int64_t>(c.kh) * c.kw > 25)) {
+    path->why = simd ? "ours: auto: depthwise on the claim pool (with the convolutions, see exec_conv.cpp)"
+                     : "ours: auto: depthwise over 25 taps (the 2022 library runs it as a grouped GEMM)";
     return Status::ok();
   }
-  // Convolutions of one group on an AVX-512F CPU: our implicit GEMM (conv_nhwc.h) wherever
-  // the library does not take them (--xnnpack off, builds or CPUs without it), and with auto
-  // where it measured ahead of the 2022 library (Zen 5 VM, 2 threads, per node): a reduction
-  // (KH * KW * input channels) of at least 64 and at least 64 output channels (ResNet-50's
-  // convolutions 0.95-1.14x the library's time, its 7 x 7 stem 0.85 against 0.89 ms), and not
-  // in a graph whose depthwise convolutions the library runs (MobileNetV2: switching between
-  // the library's pool and ours before and after each of its 17 depthwise nodes took 2.4 ->
-  // 3.0 ms a forward). Shorter reductions or fewer channels lose to the library's kernels
-  // (MobileNetV2's 3 x 3 stem, 27 long: 0.21 against 0.10 ms; 1 x 1 32 -> 16: 0.13 against
-  // 0.06 ms).
-  const bool lib = linalg::xnnlib::choose_conv(policy, &why);
-  const bool auto_ours = resolved != XnnpackPolicy::On && static_cast<int64_t>(c.kh) * c.kw * c.gic >= 64 &&
-                         c.goc >= 64 && !graph_has_library_depthwise(g, policy);
-  if (n.op == Op::Conv2d && c.groups == 1 && linalg::conv_nhwc_has_simd() && (!lib || auto_ours)) {
+  if (n.op == Op::Conv2d && c.groups == 1 && simd && (!lib || ours_auto)) {
     const int64_t OC = c.goc, Kc = static_cast<int64_t>(c.kh) * c.kw * c.gic;
     std::vector<float> packed(linalg::conv_nhwc_packed_floats(OC, Kc));
     const float* bias = n.in[2] >= 0 ? reinterpret_cast<const float*>(g.values[static_cast<size_t>(n.in[2])].data) : nullptr;
     linalg::conv_nhwc_pack_f32(p->w.data(), bias, OC, Kc, packed.data());
     p->w.swap(packed);
     p->conv_nhwc = true;
-    path->why = lib ? "ours: auto: implicit GEMM on AVX-512F (measured faster than the 2022 library at this size)"
-                    : "ours (" + why + "): implicit GEMM on AVX-512F";
+    path->why = lib ? "ours: auto: implicit GEMM (conv_nhwc)" : "ours (" + why + "): implicit GEMM (conv_nhwc)";
     return Status::ok();
   }
   if (!lib) {

@@ -31,6 +31,7 @@ struct Job {
   ConvNhwcUkernel uk;
   int mr;
   int64_t M, Kc, S, tm, ns, nst;
+  bool direct;  // a 1x1, stride 1, unpadded convolution read in place
 };
 
 void run_task(const Job& j, int64_t t) {
@@ -39,12 +40,19 @@ void run_task(const Job& j, int64_t t) {
   const int64_t s0 = t % j.nst * j.ns, s1 = std::min(j.S, s0 + j.ns);
   const int64_t nkb = (j.Kc + kKc - 1) / kKc;
   const int64_t kb = std::min(kKc, round_up((j.Kc + nkb - 1) / nkb, 16));  // equal K blocks: 576 = 3 x 192
-  const int64_t lda = block_stride(kb);
-  alignas(64) float a[kTm * (kKc + 32)];  // 110 KB of the thread's stack (conv_nhwc.h)
+  alignas(64) float buf[kTm * (kKc + 32)];  // 110 KB of the thread's stack (conv_nhwc.h)
   const float* bias = j.packed + j.S * j.Kc * kConvNhwcNr;
+  // A 1x1 convolution of stride 1 reads its pixels' rows in place (C floats apart), unless
+  // that stride is a multiple of 1 KB (a micro-tile's rows would share L1 sets)
+  const bool direct = j.direct;
+  const int64_t lda = direct ? p.C : block_stride(kb);
   for (int64_t p0 = 0; p0 < j.Kc; p0 += kb) {
     const int64_t kc = std::min(kb, j.Kc - p0);
-    detail::conv_nhwc_gather(p, j.x, m0, rows, p0, kc, a, lda);
+    const float* a = buf;
+    if (direct)
+      a = j.x + m0 * p.C + p0;
+    else
+      detail::conv_nhwc_gather(p, j.x, m0, rows, p0, kc, buf, lda);
     const bool first = p0 == 0, last = p0 + kc == j.Kc;
     for (int64_t s = s0; s < s1; ++s) {
       const float* b = j.packed + (s * j.Kc + p0) * kConvNhwcNr;
@@ -213,7 +221,9 @@ bool conv_nhwc_has_simd() {
 void conv_nhwc_f32(int threads, const ConvNhwc& p, const float* packed, const float* x, float* y, ConvNhwcIsa isa) {
   const int64_t M = p.N * p.OH * p.OW;
   if (M <= 0 || p.OC <= 0) return;
-  Job j{&p, packed, x, y, conv_nhwc_ukernel_scalar, kConvNhwcMrScalar, M, p.KH * p.KW * p.C, 0, 0, 0, 0};
+  Job j{&p, packed, x, y, conv_nhwc_ukernel_scalar, kConvNhwcMrScalar, M, p.KH * p.KW * p.C, 0, 0, 0, 0, false};
+  j.direct = p.KH == 1 && p.KW == 1 && p.sh == 1 && p.sw == 1 && p.pad_top == 0 && p.pad_left == 0 &&
+             p.OH == p.H && p.OW == p.W && (p.C * static_cast<int64_t>(sizeof(float))) % 1024 != 0;
   int simd_mr = 0;
   ConvNhwcUkernel simd = isa == ConvNhwcIsa::Auto ? conv_nhwc_simd_ukernel(&simd_mr) : nullptr;
   if (simd) {
