@@ -12,21 +12,14 @@
 #include <vector>
 
 #include "ops/linalg/conv_nhwc.h"
+#include "ops/linalg/test_util.h"
 
 namespace {
 
+using pte::test::out_len;
+using pte::test::seeded;
+
 using pte::linalg::ConvNhwc;
-
-std::vector<float> seeded(size_t n, uint32_t seed) {
-  std::vector<float> v(n);
-  for (auto& x : v) x = static_cast<float>((seed = seed * 1664525u + 1013904223u) >> 9) * 0x1p-22f - 1.0f;
-  return v;
-}
-
-int64_t out_len(int64_t in, int64_t pa, int64_t pb, int64_t k, int64_t s, int64_t d) {
-  const int64_t eff = d * (k - 1) + 1, padded = in + pa + pb;
-  return padded < eff ? 0 : (padded - eff) / s + 1;
-}
 
 // Plain loops over an explicitly zero-padded copy of the input, in double; also the sum of
 // |terms| per output (the scale of its rounding error).
@@ -137,13 +130,13 @@ TEST_CASE("conv_nhwc_f32: against plain loops (kernels 1x1-7x7, strides, dilatio
   for (const Case& k : cases) check_case(k);
 }
 
-TEST_CASE("conv_nhwc micro-kernels: this CPU's against the scalar one (rows, column tails, first / last, residual)") {
+// (no SIMD micro-kernel on this CPU: a doctest skip; the scalar kernel is checked by the
+// convolution test)
+TEST_CASE("conv_nhwc micro-kernels: this CPU's against the scalar one (rows, column tails, first / last, residual)" *
+          doctest::skip(!pte::linalg::conv_nhwc_has_simd())) {
   int simd_mr = 0;
   const pte::linalg::ConvNhwcUkernel simd = pte::linalg::conv_nhwc_simd_ukernel(&simd_mr);
-  if (!simd) {
-    MESSAGE("skipped: no SIMD micro-kernel on this CPU (the scalar kernel is checked by the convolution test)");
-    return;
-  }
+  REQUIRE(static_cast<bool>(simd));
   REQUIRE(simd_mr >= 1);
   REQUIRE(simd_mr <= 8);
   for (int64_t kc : {37, 4, 1}) {  // (NEON: steps of 4 k, and the tail)

@@ -11,22 +11,14 @@
 
 #include "ops/isa.h"
 #include "ops/linalg/dwconv_nhwc.h"
+#include "ops/linalg/test_util.h"
 
 namespace {
 
+using pte::test::out_len;
+using pte::test::seeded;
+
 using pte::linalg::DwconvNhwc;
-
-std::vector<float> seeded(size_t n, uint32_t seed) {
-  std::vector<float> v(n);
-  for (auto& x : v) x = static_cast<float>((seed = seed * 1664525u + 1013904223u) >> 9) * 0x1p-22f - 1.0f;
-  return v;
-}
-
-// Output size of a window (the delegate's conv arithmetic, with padding bottom/right).
-int64_t out_len(int64_t in, int64_t pa, int64_t pb, int64_t k, int64_t s, int64_t d) {
-  const int64_t eff = d * (k - 1) + 1, padded = in + pa + pb;
-  return padded < eff ? 0 : (padded - eff) / s + 1;
-}
 
 // Plain loops over an explicitly zero-padded copy of the input (independent of the
 // kernels' tap ranges), in double.

@@ -45,4 +45,18 @@ inline std::vector<float> two_channels(const std::vector<float>& v, float delta)
   return r;
 }
 
+// n floats in [-1, 1) from a linear congruential generator (reproducible test data).
+inline std::vector<float> seeded(size_t n, uint32_t seed) {
+  std::vector<float> v(n);
+  for (auto& x : v) x = static_cast<float>((seed = seed * 1664525u + 1013904223u) >> 9) * 0x1p-22f - 1.0f;
+  return v;
+}
+
+// Output length of a window op along one dim (the XNNPACK delegate's conv arithmetic, with the
+// bottom / right padding): 0 when the window does not fit.
+inline int64_t out_len(int64_t in, int64_t pa, int64_t pb, int64_t k, int64_t s, int64_t d) {
+  const int64_t eff = d * (k - 1) + 1, padded = in + pa + pb;
+  return padded < eff ? 0 : (padded - eff) / s + 1;
+}
+
 }  // namespace pte::test
