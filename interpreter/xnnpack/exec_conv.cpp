@@ -1,6 +1,7 @@
-// pte-run XNNPACK delegate: NHWC convolutions (filters OHWI as XNNPACK stores them; transposed
-// ones packed at load), run on
-// ops/linalg's convolution engine through element strides) and NHWC pooling.
+// pte-run XNNPACK delegate: NHWC convolutions and NHWC pooling. Where each convolution runs is
+// chosen at load (attach_library_conv): plain ones on ops/linalg/conv_nhwc (filter packed in
+// slivers), depthwise on dwconv_nhwc, others on the XNNPACK library or on ops/linalg's strided
+// im2col + GEMM engine (filters OHWI as XNNPACK stores them; transposed ones packed at load).
 #include <algorithm>
 #include <cmath>
 #include <limits>
