@@ -20,6 +20,7 @@
 #include "interpreter/xnnpack/graph.h"
 #include "memory_planner/pack_arena.h"
 #include "ops/kernel.h"
+#include "ops/linalg/conv_nhwc.h"
 #include "ops/linalg/xnn_library.h"
 #include "ops/linalg/xnn_library_conv.h"
 
@@ -71,6 +72,7 @@ struct Prepared {
   // fp32 convolution of one group on ops/linalg/conv_nhwc (attach_library_conv): w holds the
   // filter packed in 32-channel slivers, then the padded bias
   bool conv_nhwc = false;
+  mutable linalg::ConvNhwcPlan conv_plan;  // its task plan, kept between calls (a method runs one call at a time)
 };
 
 struct State {

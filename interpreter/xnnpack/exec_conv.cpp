@@ -234,6 +234,7 @@ bool run_conv(State& s, const Node& n) {
     q.N = N, q.H = H, q.W = W, q.C = C, q.OH = OH, q.OW = OW, q.OC = OC, q.KH = c.kh, q.KW = c.kw;
     q.sh = c.sh, q.sw = c.sw, q.pad_top = c.pad_top, q.pad_left = c.pad_left, q.dh = c.dh, q.dw = c.dw;
     q.out_min = n.out_min, q.out_max = n.out_max;
+    q.plan = &s.p().conv_plan;
     linalg::conv_nhwc_f32(s.ctx->claim_threads, q, w, x, y);
     return true;
   }

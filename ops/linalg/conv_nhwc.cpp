@@ -238,7 +238,12 @@ void conv_nhwc_f32(int threads, const ConvNhwc& p, const float* packed, const fl
   j.S = (p.OC + kConvNhwcNr - 1) / kConvNhwcNr;
   const double macs = static_cast<double>(M) * p.OC * static_cast<double>(j.Kc);
   const int threads_used = macs >= 1.0e6 ? std::max(1, threads) : 1;
-  plan_tasks(M, j.S, j.Kc, j.mr, threads_used, &j.tm, &j.ns);
+  if (p.plan && p.plan->M == M && p.plan->threads == threads_used && p.plan->mr == j.mr) {
+    j.tm = p.plan->tm, j.ns = p.plan->ns;
+  } else {
+    plan_tasks(M, j.S, j.Kc, j.mr, threads_used, &j.tm, &j.ns);
+    if (p.plan) *p.plan = ConvNhwcPlan{M, j.tm, j.ns, threads_used, j.mr};
+  }
   j.nst = (j.S + j.ns - 1) / j.ns;
   const int64_t mtasks = (M + j.tm - 1) / j.tm;
   auto run = [](void* ctx, int64_t t) { run_task(*static_cast<const Job*>(ctx), t); };

@@ -25,6 +25,14 @@ namespace pte::linalg {
 
 constexpr int64_t kConvNhwcNr = 32;  // output channels per packed sliver
 
+// The task plan of the last call (conv_nhwc_f32 fills it; reused while the output's pixels
+// and the thread count stay the same): the caller keeps one per convolution so the list
+// schedule's search (3% of a MobileNetV2 forward's samples) runs once, not every call.
+struct ConvNhwcPlan {
+  int64_t M = -1, tm = 0, ns = 0;
+  int threads = 0, mr = 0;
+};
+
 struct ConvNhwc {
   int64_t N = 0, H = 0, W = 0, C = 0;  // input
   int64_t OH = 0, OW = 0, OC = 0;      // output (the caller's conv arithmetic)
@@ -34,6 +42,9 @@ struct ConvNhwc {
   // A residual added before the clamp (a following Add fused at load), laid out as the
   // output ([N, OH, OW, OC]); null: none. Added to the finished sum, as the Add would.
   const float* residual = nullptr;
+  // Where the plan is kept between calls (null: planned every call). Not shared by calls
+  // that run at the same time.
+  ConvNhwcPlan* plan = nullptr;
 };
 
 // Floats of the packed filter + bias for OC output channels and Kc = KH * KW * C.

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -175,6 +176,37 @@ TEST_CASE("conv_nhwc micro-kernels: this CPU's against the scalar one (rows, col
           ++checked;
         }
     CHECK(checked == simd_mr * 8 * 8);
+  }
+}
+
+TEST_CASE("conv_nhwc_f32: a kept plan is reused only for the same pixels and threads; results equal unplanned calls") {
+  ConvNhwc p;
+  p.H = 23, p.W = 21, p.C = 8, p.OC = 200, p.KH = 3, p.KW = 3, p.pad_top = 1, p.pad_left = 1, p.OH = 23, p.OW = 21;
+  const int64_t Kc = 3 * 3 * 8;
+  const auto x = seeded(static_cast<size_t>(3 * 23 * 21 * 8), 5u);
+  const auto w = seeded(static_cast<size_t>(200 * Kc), 6u);
+  std::vector<float> packed(pte::linalg::conv_nhwc_packed_floats(200, Kc));
+  pte::linalg::conv_nhwc_pack_f32(w.data(), nullptr, 200, Kc, packed.data());
+  pte::linalg::ConvNhwcPlan plan;
+  struct Step {
+    int64_t N;
+    int threads;
+  };
+  const Step steps[] = {{1, 2}, {1, 2}, {3, 2}, {3, 1}, {1, 2}};
+  for (const Step& st : steps) {
+    p.N = st.N;
+    const size_t ny = static_cast<size_t>(p.N * p.OH * p.OW * p.OC);
+    std::vector<float> fresh(ny), kept(ny);
+    p.plan = nullptr;
+    pte::linalg::conv_nhwc_f32(st.threads, p, packed.data(), x.data(), fresh.data());
+    p.plan = &plan;
+    pte::linalg::conv_nhwc_f32(st.threads, p, packed.data(), x.data(), kept.data());
+    CAPTURE(st.N);
+    CAPTURE(st.threads);
+    CHECK(plan.M == p.N * p.OH * p.OW);
+    CHECK(plan.threads == st.threads);
+    CHECK(plan.tm > 0);
+    CHECK(std::memcmp(fresh.data(), kept.data(), ny * sizeof(float)) == 0);
   }
 }
 

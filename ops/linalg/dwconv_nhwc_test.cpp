@@ -71,6 +71,11 @@ TEST_CASE("dwconv_nhwc: the reference matches plain loops; every ISA variant and
       {1, 4, 4, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, true, true},      // 1x1, narrow channels
       {3, 7, 3, 16, 7, 3, 1, 2, 1, 1, 3, 1, 3, 1, false, true},    // non-square kernel
       {1, 3, 3, 1, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3, true, false},     // kernel larger than the image
+      {1, 20, 29, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true},   // 3x3 fast path: blocks of 8, 4, 1
+      {2, 21, 27, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, false},  // 3x3 stride 2, a masked channel tile
+      {1, 14, 14, 32, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, false, true},  // 3x3 TF-SAME stride 2
+      {1, 2, 2, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false},    // 3x3 with no interior column
+      {1, 6, 13, 7, 3, 3, 1, 2, 1, 1, 2, 0, 0, 2, true, false},    // 3x3 unequal strides and pads
   };
   for (const Case& k : cases) {
     DwconvNhwc p;
