@@ -52,25 +52,28 @@ size_t conv_nhwc_packed_floats(int64_t OC, int64_t Kc);
 // filter: [OC][Kc] (OHWI, read with its row stride Kc); bias: OC floats or null.
 void conv_nhwc_pack_f32(const float* filter, const float* bias, int64_t OC, int64_t Kc, float* packed);
 
-// C[mr x nc] (+)= A[mr x kc] @ B[kc x 32], A rows a_rs floats apart, B the packed sliver
-// (rows 32 floats apart), C rows c_rs apart, nc <= 32 columns stored. first: C = bias + A@B
-// (bias: 32 floats) instead of C += A@B; last: then + res (when not null: rows c_rs apart,
-// as C) and the result clamped to [lo, hi].
-using ConvNhwcUkernel = void (*)(int mr, int64_t kc, const float* a, int64_t a_rs, const float* b, float* c,
-                                 int64_t c_rs, int64_t nc, const float* bias, const float* res, bool first, bool last,
-                                 float lo, float hi);
+// C[mr x nc] (+)= A[mr x kc] @ B[kc x 32], B the packed sliver (rows 32 floats apart), C rows
+// c_rs apart, nc <= 32 columns stored. Each row of A is kc / seg segments of seg contiguous
+// floats: segment s of row r starts at a[s * a_ss + r] (one segment when seg == kc: a
+// gathered block's rows, or pixels read in place; several: a window's kernel rows read
+// where they lie in the input, as an indirect GEMM). first: C = bias + A@B (bias: 32 floats)
+// instead of C += A@B; last: then + res (when not null: rows c_rs apart, as C) and the
+// result clamped to [lo, hi].
+using ConvNhwcUkernel = void (*)(int mr, int64_t kc, int64_t seg, const float* const* a, int64_t a_ss, const float* b,
+                                 float* c, int64_t c_rs, int64_t nc, const float* bias, const float* res, bool first,
+                                 bool last, float lo, float hi);
 constexpr int kConvNhwcMrScalar = 4;
-void conv_nhwc_ukernel_scalar(int mr, int64_t kc, const float* a, int64_t a_rs, const float* b, float* c, int64_t c_rs,
+void conv_nhwc_ukernel_scalar(int mr, int64_t kc, int64_t seg, const float* const* a, int64_t a_ss, const float* b, float* c, int64_t c_rs,
                               int64_t nc, const float* bias, const float* res, bool first, bool last, float lo, float hi);
 #if defined(__x86_64__)
 constexpr int kConvNhwcMrAvx512f = 8;
-void conv_nhwc_ukernel_avx512f(int mr, int64_t kc, const float* a, int64_t a_rs, const float* b, float* c,
-                               int64_t c_rs, int64_t nc, const float* bias, const float* res, bool first, bool last,
+void conv_nhwc_ukernel_avx512f(int mr, int64_t kc, int64_t seg, const float* const* a, int64_t a_ss, const float* b,
+                               float* c, int64_t c_rs, int64_t nc, const float* bias, const float* res, bool first, bool last,
                                float lo, float hi);
 #endif
 #if defined(__aarch64__)
 constexpr int kConvNhwcMrNeon = 4;
-void conv_nhwc_ukernel_neon(int mr, int64_t kc, const float* a, int64_t a_rs, const float* b, float* c, int64_t c_rs,
+void conv_nhwc_ukernel_neon(int mr, int64_t kc, int64_t seg, const float* const* a, int64_t a_ss, const float* b, float* c, int64_t c_rs,
                             int64_t nc, const float* bias, const float* res, bool first, bool last, float lo, float hi);
 #endif
 

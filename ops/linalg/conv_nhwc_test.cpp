@@ -127,6 +127,10 @@ TEST_CASE("conv_nhwc_f32: against plain loops (kernels 1x1-7x7, strides, dilatio
       {1, 3, 4, 300, 17, 2, 3, 1, 2, 1, 1, 0, 1, 1, 0, true, -inf, inf},     // C > K block, OC < 32
       {3, 1, 1, 1000, 129, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, true, -inf, inf},   // 1x1 image (a classifier)
       {1, 23, 21, 8, 200, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, -inf, inf},    // many pixel blocks and slivers
+      {1, 6, 7, 100, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, -inf, inf},     // kernel row 300 floats: in parts
+      {1, 12, 6, 4, 20, 9, 1, 1, 1, 1, 1, 4, 0, 4, 0, true, -inf, inf},      // 9 kernel rows: two K blocks of rows
+      {1, 5, 5, 256, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, -inf, inf},     // pixels 1 KB apart: gathered
+      {2, 16, 16, 3, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, 0.0f, 6.0f},    // MobileNet stem (3x3/2, 3 channels)
   };
   for (const Case& k : cases) check_case(k);
 }
@@ -140,9 +144,21 @@ TEST_CASE("conv_nhwc micro-kernels: this CPU's against the scalar one (rows, col
   REQUIRE(static_cast<bool>(simd));
   REQUIRE(simd_mr >= 1);
   REQUIRE(simd_mr <= 8);
-  for (int64_t kc : {37, 4, 1}) {  // (NEON: steps of 4 k, and the tail)
-    const int64_t a_rs = 41, c_rs = 45;
-    const auto a = seeded(static_cast<size_t>(8 * a_rs), 3u);
+  // (kc, seg): one segment a row (NEON: steps of 4 k, and the tail), and rows in segments
+  // (kernel rows read in place: 3 of 9 floats, 2 of 6)
+  const int64_t shapes[][2] = {{37, 37}, {4, 4}, {1, 1}, {27, 9}, {12, 6}};
+  for (const auto& sh : shapes) {
+    const int64_t kc = sh[0], seg = sh[1], nseg = kc / seg, c_rs = 45;
+    // segment s of row r: its own stretch of `pool`, rows interleaved so no row is contiguous
+    const auto pool = seeded(static_cast<size_t>(8 * kc + 64), 3u);
+    std::vector<const float*> ptr(static_cast<size_t>(nseg * 8));
+    std::vector<float> a_dense(static_cast<size_t>(8 * kc));  // the same rows, contiguous (for the scalar reference)
+    for (int64_t sg = 0; sg < nseg; ++sg)
+      for (int64_t r = 0; r < 8; ++r) {
+        const float* src = pool.data() + ((sg * 8 + (7 - r)) * seg + (sg % 2) * 5) % static_cast<int64_t>(8 * kc);
+        ptr[static_cast<size_t>(sg * 8 + r)] = src;
+        for (int64_t k = 0; k < seg; ++k) a_dense[static_cast<size_t>(r * kc + sg * seg + k)] = src[k];
+      }
     const auto b = seeded(static_cast<size_t>(kc * 32), 5u);
     const auto bias = seeded(32, 9u);
     const auto c0 = seeded(static_cast<size_t>(8 * c_rs), 13u);
@@ -154,13 +170,17 @@ TEST_CASE("conv_nhwc micro-kernels: this CPU's against the scalar one (rows, col
           const bool first = fl & 1, last = fl & 2;
           const float* r0 = (fl & 4) ? res.data() : nullptr;
           std::vector<float> want = c0, got = c0;
-          // the scalar kernel takes at most kConvNhwcMrScalar rows a call
-          for (int r = 0; r < mr; r += pte::linalg::kConvNhwcMrScalar)
-            pte::linalg::conv_nhwc_ukernel_scalar(std::min(pte::linalg::kConvNhwcMrScalar, mr - r), kc,
-                                                  a.data() + r * a_rs, a_rs, b.data(), want.data() + r * c_rs, c_rs, nc,
-                                                  bias.data(), r0 ? r0 + r * c_rs : nullptr, first, last, -0.25f, 0.5f);
-          simd(mr, kc, a.data(), a_rs, b.data(), got.data(), c_rs, nc, bias.data(), r0, first, last, -0.25f, 0.5f);
+          // the scalar kernel takes at most kConvNhwcMrScalar rows a call, one segment a row here
+          for (int r = 0; r < mr; r += pte::linalg::kConvNhwcMrScalar) {
+            const float* rows[pte::linalg::kConvNhwcMrScalar];
+            for (int q = 0; q < pte::linalg::kConvNhwcMrScalar; ++q) rows[q] = a_dense.data() + (r + q) * kc;
+            pte::linalg::conv_nhwc_ukernel_scalar(std::min(pte::linalg::kConvNhwcMrScalar, mr - r), kc, kc, rows, 0,
+                                                  b.data(), want.data() + r * c_rs, c_rs, nc, bias.data(),
+                                                  r0 ? r0 + r * c_rs : nullptr, first, last, -0.25f, 0.5f);
+          }
+          simd(mr, kc, seg, ptr.data(), 8, b.data(), got.data(), c_rs, nc, bias.data(), r0, first, last, -0.25f, 0.5f);
           CAPTURE(kc);
+          CAPTURE(seg);
           CAPTURE(mr);
           CAPTURE(nc);
           CAPTURE(fl);

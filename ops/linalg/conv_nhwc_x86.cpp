@@ -1,6 +1,7 @@
 // pte-run linalg: the AVX-512F micro-kernel of the NHWC convolution (conv_nhwc.h): up to 8 pixels
 // x 32 channels in 16 accumulators, each k one pair of sliver loads and 8 broadcasts for 16
-// FMAs; the bias, the running sum and the clamp in the same pass as the store. Function-level
+// FMAs, the pixels' rows taken segment by segment from their pointers; the bias, the running
+// sum and the clamp in the same pass as the store. Function-level
 // target, called only where conv_nhwc_has_simd().
 #if defined(__x86_64__)
 #if !defined(__clang__)  // GCC 12 flags the undefined vector inside _mm512_min_ps / _mm512_max_ps (a false positive)
@@ -18,22 +19,24 @@ namespace {
 // MR pixels (1..8) x 32 channels: a partial block (49 = 6 x 8 + 1 pixels of a 7 x 7 image)
 // runs only the rows it has.
 template <int MR>
-__attribute__((target("avx512f"), always_inline)) inline void tile(int64_t kc, const float* a, int64_t a_rs,
-                                                                   const float* b, float* c, int64_t c_rs, int64_t nc,
-                                                                   const float* bias, const float* res, bool first,
-                                                                   bool last, float lo, float hi) {
-  const float* ar[MR];
-  for (int r = 0; r < MR; ++r) ar[r] = a + r * a_rs;
+__attribute__((target("avx512f"), always_inline)) inline void tile(int64_t kc, int64_t seg, const float* const* a,
+                                                                   int64_t a_ss, const float* b, float* c, int64_t c_rs,
+                                                                   int64_t nc, const float* bias, const float* res,
+                                                                   bool first, bool last, float lo, float hi) {
   __m512 acc[MR][2];
   for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
-  for (int64_t k = 0; k < kc; ++k) {
-    const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
-    b += kConvNhwcNr;
+  for (int64_t s0 = 0; s0 < kc; s0 += seg, a += a_ss) {
+    const float* ar[MR];
+    for (int r = 0; r < MR; ++r) ar[r] = a[r];
+    for (int64_t k = 0; k < seg; ++k) {
+      const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
+      b += kConvNhwcNr;
 #pragma GCC unroll 8
-    for (int r = 0; r < MR; ++r) {
-      const __m512 av = _mm512_set1_ps(ar[r][k]);
-      acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
-      acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
+      for (int r = 0; r < MR; ++r) {
+        const __m512 av = _mm512_set1_ps(ar[r][k]);
+        acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
+        acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
+      }
     }
   }
   const __mmask16 m0 = nc >= 16 ? __mmask16(0xffff) : __mmask16((1u << nc) - 1u);
@@ -67,20 +70,20 @@ __attribute__((target("avx512f"), always_inline)) inline void tile(int64_t kc, c
 
 }  // namespace
 
-__attribute__((target("avx512f"))) void conv_nhwc_ukernel_avx512f(int mr, int64_t kc, const float* a, int64_t a_rs,
-                                                                 const float* b, float* c, int64_t c_rs, int64_t nc,
-                                                                 const float* bias, const float* res, bool first,
+__attribute__((target("avx512f"))) void conv_nhwc_ukernel_avx512f(int mr, int64_t kc, int64_t seg, const float* const* a,
+                                                                 int64_t a_ss, const float* b, float* c, int64_t c_rs,
+                                                                 int64_t nc, const float* bias, const float* res, bool first,
                                                                  bool last, float lo, float hi) {
   static_assert(kConvNhwcMrAvx512f == 8, "one tile per row count below");
   switch (mr) {
-    case 8: tile<8>(kc, a, a_rs, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
-    case 7: tile<7>(kc, a, a_rs, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
-    case 6: tile<6>(kc, a, a_rs, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
-    case 5: tile<5>(kc, a, a_rs, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
-    case 4: tile<4>(kc, a, a_rs, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
-    case 3: tile<3>(kc, a, a_rs, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
-    case 2: tile<2>(kc, a, a_rs, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
-    case 1: tile<1>(kc, a, a_rs, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
+    case 8: tile<8>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
+    case 7: tile<7>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
+    case 6: tile<6>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
+    case 5: tile<5>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
+    case 4: tile<4>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
+    case 3: tile<3>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
+    case 2: tile<2>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
+    case 1: tile<1>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
     default: break;
   }
 }

@@ -114,21 +114,22 @@ __attribute__((target("avx2,fma"))) void dwconv_nhwc_f32_avx2_fma(const DwconvNh
 }
 
 // 3x3 windows without dilation (MobileNet's and EfficientNet's depthwise layers): per output
-// row the three input rows (a row outside the image gets zero weights and points at row 0),
+// row the three input rows (a row outside the image is skipped),
 // then per block of J interior pixels and channel tile of 16 the tile's nine weights and bias
 // sit in registers and every tap is one FMA from memory: 9 input loads a pixel instead of 18
 // loads through the generic tap loops. Columns whose window leaves the image take a tap-by-tap
 // path with the same registers.
 template <int J, bool Masked>
 __attribute__((target("avx512f"), always_inline)) inline void dw3_block_avx512f(
-    const float* const* rows, int64_t col0, int64_t sw, int64_t C, int64_t c, __mmask16 m, const __m512* wk,
-    __m512 b, float mn, float mx, float* out) {
+    const float* const* rows, const bool* valid, int64_t col0, int64_t sw, int64_t C, int64_t c, __mmask16 m,
+    const __m512* wk, __m512 b, float mn, float mx, float* out) {
   const __m512 lo = _mm512_set1_ps(mn), hi = _mm512_set1_ps(mx);
   __m512 acc[J];
 #pragma GCC unroll 8
   for (int j = 0; j < J; ++j) acc[j] = b;
 #pragma GCC unroll 3
   for (int kh = 0; kh < 3; ++kh) {
+    if (!valid[kh]) continue;  // (not zero weights: 0 x inf would make a NaN the reference never sees)
     const float* xr = rows[kh] + col0 * C + c;
 #pragma GCC unroll 3
     for (int kw = 0; kw < 3; ++kw) {
@@ -158,10 +159,10 @@ __attribute__((target("avx512f"), always_inline)) inline void dw3_tiles_avx512f(
     __m512 wk[9];
 #pragma GCC unroll 9
     for (int t = 0; t < 9; ++t)
-      wk[t] = valid[t / 3] ? _mm512_maskz_loadu_ps(m, w + t * C + c) : _mm512_setzero_ps();
+      wk[t] = _mm512_maskz_loadu_ps(m, w + t * C + c);
     const __m512 b = bias ? _mm512_maskz_loadu_ps(m, bias + c) : _mm512_setzero_ps();
-    if (tail) dw3_block_avx512f<J, true>(rows, col0, sw, C, c, m, wk, b, mn, mx, out + c);
-    else dw3_block_avx512f<J, false>(rows, col0, sw, C, c, m, wk, b, mn, mx, out + c);
+    if (tail) dw3_block_avx512f<J, true>(rows, valid, col0, sw, C, c, m, wk, b, mn, mx, out + c);
+    else dw3_block_avx512f<J, false>(rows, valid, col0, sw, C, c, m, wk, b, mn, mx, out + c);
   }
 }
 

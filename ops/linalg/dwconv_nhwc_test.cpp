@@ -123,3 +123,36 @@ TEST_CASE("dwconv_nhwc: the reference matches plain loops; every ISA variant and
     }
   }
 }
+
+TEST_CASE("dwconv_nhwc: an inf in the image's first row reaches only the outputs whose windows hold it") {
+  // 3x3 SAME over 6 x 9: rows outside the image are skipped by every variant, never
+  // multiplied by zero (0 x inf would be a NaN the reference does not produce)
+  DwconvNhwc p;
+  p.N = 2, p.H = 6, p.W = 9, p.C = 21, p.KH = 3, p.KW = 3, p.pad_top = 1, p.pad_left = 1, p.OH = 6, p.OW = 9;
+  auto x = seeded(static_cast<size_t>(p.N * p.H * p.W * p.C), 3u);
+  const auto w = seeded(static_cast<size_t>(9 * p.C), 4u);
+  for (int64_t n = 0; n < p.N; ++n)
+    for (int64_t c = 0; c < p.C; ++c) x[static_cast<size_t>(((n * p.H + 0) * p.W + 4) * p.C + c)] = __builtin_inff();
+  std::vector<float> ref(static_cast<size_t>(p.N * p.OH * p.OW * p.C));
+  pte::linalg::dwconv_nhwc_f32_scalar(p, x.data(), w.data(), nullptr, ref.data(), 0, p.N * p.OH);
+  auto check = [&](const std::vector<float>& got) {
+    for (int64_t n = 0; n < p.N; ++n)
+      for (int64_t oh = 0; oh < p.OH; ++oh)
+        for (int64_t ow = 0; ow < p.OW; ++ow)
+          for (int64_t c = 0; c < p.C; ++c) {
+            const size_t i = static_cast<size_t>(((n * p.OH + oh) * p.OW + ow) * p.C + c);
+            const bool hit = oh <= 1 && ow >= 3 && ow <= 5;  // windows over input (0, 4)
+            CAPTURE(oh);
+            CAPTURE(ow);
+            REQUIRE(std::isinf(ref[i]) == hit);
+            REQUIRE(std::isinf(got[i]) == hit);
+            REQUIRE(!std::isnan(got[i]));
+            if (!hit) REQUIRE(std::fabs(got[i] - ref[i]) <= 1e-4f);
+          }
+  };
+  for (int threads : {1, 2}) {
+    std::vector<float> got(ref.size(), 0.0f);
+    pte::linalg::dwconv_nhwc_f32(threads, p, x.data(), w.data(), nullptr, got.data());
+    check(got);
+  }
+}
