@@ -6,6 +6,7 @@
 
 #include "ops/isa.h"
 #include "ops/linalg/claim_pool.h"
+#include "ops/linalg/conv_nhwc.h"
 #include "ops/linalg/gemm.h"
 #include "ops/util.h"
 
@@ -103,6 +104,11 @@ void fc_f16w_ref(const FcF16w& p) {
     }
 }
 
+void f16_to_sliver_scalar(const uint16_t* w, int64_t K, int64_t nc, int64_t kc, float* sl) {
+  for (int64_t k = 0; k < kc; ++k)
+    for (int64_t j = 0; j < kTileN; ++j) sl[k * kTileN + j] = j < nc ? half_bits_to_float(w[j * K + k]) : 0.0f;
+}
+
 void f16w_dots_scalar(const FcF16w& p, int64_t n0, int64_t n1) {
   for (int64_t n = n0; n < n1; ++n) {
     const uint16_t* w = p.w + n * p.K;
@@ -174,6 +180,44 @@ void run_blocked_tile(F16wIsa isa, const FcF16w& p, int64_t m0, int64_t m1, int6
   }
 }
 
+#if defined(__x86_64__)
+// Rows [m0, m1) x columns [n0, n1) on AVX-512F, tile of 32 columns after tile: per K block
+// the weight tile converted into a packed sliver, then conv_nhwc's micro-kernel over the
+// rows (the bias on the first block), while the next block's weight rows (the next tile's
+// first one after the last) are requested a slice per micro-tile: the weights stream from
+// memory once a prompt, and the conversion would otherwise wait for every line.
+void run_sliver_tiles(const FcF16w& p, ConvNhwcUkernel uk, int mr, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  alignas(64) float sl[kTileK * kTileN];
+  alignas(64) float bias[kTileN];
+  const float* rows[kTileM];
+  const int64_t rn = m1 - m0, tiles = (rn + mr - 1) / mr;
+  const int64_t nkb = (p.K + kTileK - 1) / kTileK;
+  const int64_t kb = std::min(kTileK, round_up((p.K + nkb - 1) / nkb, 16));  // equal blocks
+  for (int64_t c0 = n0; c0 < n1; c0 += kTileN) {
+    const int64_t nc = std::min(kTileN, n1 - c0);
+    for (int64_t j = 0; j < kTileN; ++j) bias[j] = p.bias && j < nc ? p.bias[c0 + j] : 0.0f;
+    for (int64_t k0 = 0; k0 < p.K; k0 += kb) {
+      const int64_t kc = std::min(kb, p.K - k0);
+      f16_to_sliver_avx512f(p.w + c0 * p.K + k0, p.K, nc, kc, sl);
+      for (int64_t q = 0; q < rn; ++q) rows[q] = p.x + (m0 + q) * p.x_rs + k0;
+      // the next block: this tile's next K block, or the next tile's first
+      int64_t pc = c0, pk = k0 + kc;
+      if (pk >= p.K) pc = c0 + kTileN, pk = 0;
+      const int64_t pn = pc < n1 ? std::min(kTileN, n1 - pc) : 0, pkc = std::min(kb, p.K - pk);
+      const int64_t lines = (pkc * 2 + 63) / 64, total = pn * lines, slice = (total + tiles - 1) / tiles;
+      const uint16_t* pw = p.w + pc * p.K + pk;
+      int64_t pf = 0;
+      for (int64_t i = 0; i < rn; i += mr) {
+        for (const int64_t e = std::min(total, pf + slice); pf < e; ++pf)
+          __builtin_prefetch(pw + pf / lines * p.K + pf % lines * 32, 0, 2);
+        uk(static_cast<int>(std::min<int64_t>(mr, rn - i)), kc, kc, rows + i, 0, sl, p.y + (m0 + i) * p.y_rs + c0,
+           p.y_rs, nc, bias, nullptr, k0 == 0, k0 + kc == p.K, -__builtin_inff(), __builtin_inff());
+      }
+    }
+  }
+}
+#endif
+
 }  // namespace
 
 void fc_f16w(int threads, const FcF16w& p, F16wIsa isa) {
@@ -211,12 +255,36 @@ void fc_f16w(int threads, const FcF16w& p, F16wIsa isa) {
     const FcF16w* p;
     F16wIsa isa;
     int64_t tm, mt, nt;
-  } job{&p, isa, tm, (p.M + tm - 1) / tm, (p.N + kTileN - 1) / kTileN};
+    ConvNhwcUkernel uk;  // the sliver form (AVX-512F), or null
+    int mr;
+  } job{&p, isa, tm, (p.M + tm - 1) / tm, (p.N + kTileN - 1) / kTileN, nullptr, 0};
+  if (isa == F16wIsa::Avx512f) {
+    job.uk = conv_nhwc_simd_ukernel(&job.mr);
+    if (job.mr > 8 || job.mr < 1) job.uk = nullptr;
+  }
   auto run = [](void* ctx, int64_t tile) {
     const Job& j = *static_cast<const Job*>(ctx);
     const int64_t i0 = tile / j.nt * j.tm, n0 = tile % j.nt * kTileN;
-    run_blocked_tile(j.isa, *j.p, i0, std::min(j.p->M, i0 + j.tm), n0, std::min(j.p->N, n0 + kTileN));
+    const int64_t i1 = std::min(j.p->M, i0 + j.tm), n1 = std::min(j.p->N, n0 + kTileN);
+    run_blocked_tile(j.isa, *j.p, i0, i1, n0, n1);
   };
+#if defined(__x86_64__)
+  if (job.uk) {  // tasks of several column tiles each (about four a thread), walked in order
+    const int64_t per = std::max<int64_t>(1, job.nt * job.mt / (4 * t)), groups = (job.nt + per - 1) / per;
+    struct Sl {
+      const Job* j;
+      int64_t per, groups;
+    } sj{&job, per, groups};
+    auto run_sl = [](void* ctx, int64_t task) {
+      const Sl& s = *static_cast<const Sl*>(ctx);
+      const Job& j = *s.j;
+      const int64_t i0 = task / s.groups * j.tm, n0 = task % s.groups * s.per * kTileN;
+      run_sliver_tiles(*j.p, j.uk, j.mr, i0, std::min(j.p->M, i0 + j.tm), n0, std::min(j.p->N, n0 + s.per * kTileN));
+    };
+    claim_parallel_for(static_cast<int>(t - 1), job.mt * groups, run_sl, &sj);
+    return;
+  }
+#endif
   claim_parallel_for(static_cast<int>(t - 1), job.mt * job.nt, run, &job);
 }
 

@@ -138,3 +138,34 @@ TEST_CASE("gemm_f16w: row conversions equal the scalar ones") {
   }
   CHECK(bad == 0);
 }
+
+TEST_CASE("gemm_f16w: the AVX-512F sliver conversion equals the scalar one (column and K tails, padding zero)" *
+          doctest::skip(!pte::linalg::f16w_isa_supported(F16wIsa::Avx512f))) {
+#if defined(__x86_64__)
+  const int64_t K = 230;
+  std::vector<uint16_t> w(static_cast<size_t>(32 * K));
+  uint32_t s = 77u;
+  for (auto& h : w) {
+    h = static_cast<uint16_t>((s = s * 1664525u + 1013904223u) >> 16);
+    if ((h & 0x7C00u) == 0x7C00u) h &= 0xBFFFu;  // no inf / NaN bit patterns (NaN != NaN below)
+  }
+  int checked = 0;
+  for (int64_t nc : {1, 15, 16, 17, 31, 32})
+    for (int64_t kc : {1, 15, 16, 17, 208, 230}) {
+      std::vector<float> want(static_cast<size_t>(kc * 32), 9.0f), got(want.size() + 16, 7.0f);
+      pte::linalg::f16_to_sliver_scalar(w.data(), K, nc, kc, want.data());
+      pte::linalg::f16_to_sliver_avx512f(w.data(), K, nc, kc, got.data());
+      CAPTURE(nc);
+      CAPTURE(kc);
+      CHECK(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)) == 0);
+      for (int64_t k = 0; k < kc; ++k)
+        for (int64_t j = 0; j < 32; ++j) {
+          const float v = want[static_cast<size_t>(k * 32 + j)];
+          REQUIRE(v == (j < nc ? pte::half_bits_to_float(w[static_cast<size_t>(j * K + k)]) : 0.0f));
+        }
+      for (size_t i = want.size(); i < got.size(); ++i) REQUIRE(got[i] == 7.0f);  // nothing past the sliver
+      ++checked;
+    }
+  CHECK(checked == 36);
+#endif
+}

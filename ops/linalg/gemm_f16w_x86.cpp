@@ -6,6 +6,7 @@
 // GCC 12: false -Wmaybe-uninitialized in its own avx512fintrin.h (_mm512_undefined_*).
 #if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <immintrin.h>
 
@@ -213,6 +214,60 @@ void f16w_dots_avx2(const FcF16w& p, int64_t n0, int64_t n1) {
     case 7: return dots256<7, 1>(p, n0, n1);
     case 8: return dots256<8, 1>(p, n0, n1);
     default: return f16w_dots_scalar(p, n0, n1);
+  }
+}
+
+namespace {
+
+// r[i] lane j -> r[j] lane i (16 x 16 floats): pairs, quads, then 128-bit blocks twice.
+PTE_F16W512 inline void transpose16x16(__m512 r[16]) {
+  __m512 t[16];
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 16; i += 4) {  // r[4g + j], block L: rows 4g..4g+3 of column 4L + j
+    r[i] = _mm512_shuffle_ps(t[i], t[i + 2], 0x44);
+    r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], 0xEE);
+    r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  for (int j = 0; j < 4; ++j) {
+    t[j] = _mm512_shuffle_f32x4(r[j], r[4 + j], 0x88);
+    t[4 + j] = _mm512_shuffle_f32x4(r[j], r[4 + j], 0xdd);
+    t[8 + j] = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0x88);
+    t[12 + j] = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0xdd);
+  }
+  for (int j = 0; j < 4; ++j) {
+    r[j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0x88);
+    r[8 + j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0xdd);
+    r[4 + j] = _mm512_shuffle_f32x4(t[4 + j], t[12 + j], 0x88);
+    r[12 + j] = _mm512_shuffle_f32x4(t[4 + j], t[12 + j], 0xdd);
+  }
+}
+
+}  // namespace
+
+PTE_F16W512 void f16_to_sliver_avx512f(const uint16_t* w, int64_t K, int64_t nc, int64_t kc, float* sl) {
+  for (int64_t k0 = 0; k0 < kc; k0 += 16) {
+    const int64_t kn = kc - k0 < 16 ? kc - k0 : 16;
+    for (int64_t h = 0; h < 32; h += 16) {
+      __m512 r[16];
+      for (int64_t i = 0; i < 16; ++i) {
+        const int64_t n = h + i;
+        if (n >= nc) {
+          r[i] = _mm512_setzero_ps();
+        } else if (kn == 16) {
+          r[i] = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + n * K + k0)));
+        } else {
+          alignas(32) uint16_t t[16] = {};
+          for (int64_t k = 0; k < kn; ++k) t[k] = w[n * K + k0 + k];
+          r[i] = _mm512_cvtph_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(t)));
+        }
+      }
+      transpose16x16(r);
+      for (int64_t k = 0; k < kn; ++k) _mm512_storeu_ps(sl + (k0 + k) * 32 + h, r[k]);
+    }
   }
 }
 
