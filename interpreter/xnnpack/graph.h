@@ -113,6 +113,9 @@ struct Node {
   // `siblings` nodes (FCs of the same activations) as one product group; the executor loop
   // skips those
   int siblings = 0;
+  // pte-run's own (widen_half): a Convert of an fp32 value to fp32 rounded through this half
+  // type (an fp32 -> half -> fp32 round trip in one pass; Invalid: a plain Convert)
+  DT round_through = DT::Invalid;
 };
 
 struct Graph {

@@ -771,6 +771,28 @@ TEST_CASE("xnnpack: fp16 graph runs on the fp32 kernels, stored in fp16 (fp16 co
       const float want = round_half(fc + half_bits_to_float(cbits[n]));
       CHECK(hy.at(static_cast<size_t>(n * 2 + m)) == want);  // transposed
     }
+  // the rewrite: x's twin, the FC, f's round trip in one pass (f itself never written: only
+  // the Add read it), the Add, a narrowed for the transpose (which moves fp16 bytes), the
+  // transpose. The results above are those of both passes (the rounding of fc).
+  {
+    xnn::Graph g;
+    REQUIRE(xnn::parse_graph({blob.data(), blob.size()}, nullptr, &g).is_ok());
+    std::vector<int32_t> origin;
+    REQUIRE(xnn::widen_half(&g, &origin).is_ok());
+    REQUIRE(g.nodes.size() == 6);
+    CHECK(origin == std::vector<int32_t>{0, 0, 1, 1, 1, 2});
+    int rounds = 0;
+    for (const auto& n : g.nodes)
+      if (n.op == xnn::Op::Convert && n.round_through == xnn::DT::F16) {
+        ++rounds;
+        CHECK(g.values[static_cast<size_t>(n.in[0])].dtype == xnn::DT::F32);
+        CHECK(g.values[static_cast<size_t>(n.out)].dtype == xnn::DT::F32);
+      }
+    CHECK(rounds == 1);
+    CHECK(g.nodes[2].op == xnn::Op::Convert);
+    CHECK(g.nodes[2].in[0] == g.nodes[1].out);  // reads the FC's fp32 result
+    for (const auto& n : g.nodes) CHECK(n.out != static_cast<int32_t>(f));
+  }
   // info: the nodes are listed with their serialized types and as supported
   std::vector<DelegateNodeInfo> nodes;
   REQUIRE(xnn::describe_xnnpack_blob({blob.data(), blob.size()}, nullptr, &nodes));

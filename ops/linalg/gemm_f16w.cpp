@@ -89,6 +89,16 @@ const RowConversions& row_conversions() {
 void convert_f16_to_f32(const uint16_t* h, float* f, int64_t n) { row_conversions().to_f32(h, f, n); }
 void convert_f32_to_f16(const float* f, uint16_t* h, int64_t n) { row_conversions().to_f16(f, h, n); }
 
+void round_through_f16(const float* x, float* y, int64_t n) {
+  const RowConversions& c = row_conversions();
+  uint16_t h[512];
+  for (int64_t i = 0; i < n; i += 512) {
+    const int64_t m = std::min<int64_t>(512, n - i);
+    c.to_f16(x + i, h, m);
+    c.to_f32(h, y + i, m);
+  }
+}
+
 float f16w_tail_dot(const float* x, const uint16_t* w, int64_t k0, int64_t K) {
   float s = 0.0f;
   for (int64_t k = k0; k < K; ++k) s += x[k] * half_bits_to_float(w[k]);

@@ -48,6 +48,8 @@ void fc_f16w(int threads, const FcF16w& p, F16wIsa isa = F16wIsa::Auto);
 
 void convert_f16_to_f32(const uint16_t* h, float* f, int64_t n);
 void convert_f32_to_f16(const float* f, uint16_t* h, int64_t n);
+// y = x rounded to fp16 and back (fp32 -> fp16 -> fp32 in one pass; y may be x).
+void round_through_f16(const float* x, float* y, int64_t n);
 
 // The per-ISA pieces (fc_f16w's; declared for the tests). Columns [n0, n1), all M rows.
 void f16w_dots_scalar(const FcF16w& p, int64_t n0, int64_t n1);

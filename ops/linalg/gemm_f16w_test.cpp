@@ -137,6 +137,19 @@ TEST_CASE("gemm_f16w: row conversions equal the scalar ones") {
     if (nan ? !((h[i] & 0x7C00u) == 0x7C00u && (h[i] & 0x3FFu)) : h[i] != want) ++bad;
   }
   CHECK(bad == 0);
+  // the one-pass round trip (more than one 512-value chunk, and in place) against both steps
+  std::vector<float> rt(f.size()), inplace = f;
+  pte::linalg::round_through_f16(f.data(), rt.data(), static_cast<int64_t>(f.size()));
+  pte::linalg::round_through_f16(inplace.data(), inplace.data(), static_cast<int64_t>(f.size()));
+  REQUIRE(f.size() > 1024);
+  bad = 0;
+  for (size_t i = 0; i < f.size(); ++i) {
+    const float want = pte::half_bits_to_float(pte::float_to_half_bits(f[i]));
+    if (std::isnan(want) ? !(std::isnan(rt[i]) && std::isnan(inplace[i]))
+                         : std::memcmp(&want, &rt[i], 4) != 0 || std::memcmp(&want, &inplace[i], 4) != 0)
+      ++bad;
+  }
+  CHECK(bad == 0);
 }
 
 TEST_CASE("gemm_f16w: the AVX-512F sliver conversion equals the scalar one (column and K tails, padding zero)" *
