@@ -109,7 +109,8 @@ void run_task(const Job& j, int64_t t) {
       const float* b = j.packed + (s * j.Kc + p0) * kConvNhwcNr;
       const int64_t nc = std::min(kConvNhwcNr, p.OC - s * kConvNhwcNr);
       // The filter block this task multiplies next (the next sliver, or the first of the next
-      // K block) is requested a slice per micro-tile, while this block is read from L1.
+      // K block) is requested a slice per micro-tile, a line each k step inside the product,
+      // while this block is read from L1.
       const int64_t sn = s + 1 < s1 ? s + 1 : s0, pn = s + 1 < s1 ? p0 : p0 + kc;
       const char* nb = pn < j.Kc ? reinterpret_cast<const char*>(j.packed + (sn * j.Kc + pn) * kConvNhwcNr) : nullptr;
       const int64_t nbytes = nb ? std::min(kKc, j.Kc - pn) * kConvNhwcNr * static_cast<int64_t>(sizeof(float)) : 0;
@@ -117,10 +118,11 @@ void run_task(const Job& j, int64_t t) {
       int64_t pf = 0;
       for (int64_t i = 0; i < rows; i += j.mr) {
         const int mr = static_cast<int>(std::min<int64_t>(j.mr, rows - i));
-        for (const int64_t e = std::min(nbytes, pf + slice); pf < e; pf += 64) __builtin_prefetch(nb + pf, 0, 2);
+        const int64_t lines = (std::min(nbytes, pf + slice) - pf + 63) / 64;
         const int64_t at = (m0 + i) * p.OC + s * kConvNhwcNr;
         j.uk(mr, kc, seg, ptr + i, rows, b, j.y + at, p.OC, nc, bias + s * kConvNhwcNr,
-             p.residual ? p.residual + at : nullptr, first, last, p.out_min, p.out_max);
+             p.residual ? p.residual + at : nullptr, first, last, p.out_min, p.out_max, nb + pf, std::max<int64_t>(0, lines));
+        pf += lines * 64;
       }
     }
   }
@@ -236,7 +238,7 @@ void conv_nhwc_pack_f32(const float* filter, const float* bias, int64_t OC, int6
 
 void conv_nhwc_ukernel_scalar(int mr, int64_t kc, int64_t seg, const float* const* a, int64_t a_ss, const float* b,
                               float* c, int64_t c_rs, int64_t nc, const float* bias, const float* res, bool first,
-                              bool last, float lo, float hi) {
+                              bool last, float lo, float hi, const char*, int64_t) {
   constexpr int MR = kConvNhwcMrScalar, NR = static_cast<int>(kConvNhwcNr);
   float acc[MR][NR] = {};
   for (int64_t k = 0; k < kc; ++k)

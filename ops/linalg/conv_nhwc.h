@@ -58,23 +58,25 @@ void conv_nhwc_pack_f32(const float* filter, const float* bias, int64_t OC, int6
 // gathered block's rows, or pixels read in place; several: a window's kernel rows read
 // where they lie in the input, as an indirect GEMM). first: C = bias + A@B (bias: 32 floats)
 // instead of C += A@B; last: then + res (when not null: rows c_rs apart, as C) and the
-// result clamped to [lo, hi].
+// result clamped to [lo, hi]. pf: pf_lines cache lines from there are requested into L2, one
+// a k step while the product runs (the filter block the caller multiplies next; the scalar
+// kernel ignores them).
 using ConvNhwcUkernel = void (*)(int mr, int64_t kc, int64_t seg, const float* const* a, int64_t a_ss, const float* b,
                                  float* c, int64_t c_rs, int64_t nc, const float* bias, const float* res, bool first,
-                                 bool last, float lo, float hi);
+                                 bool last, float lo, float hi, const char* pf, int64_t pf_lines);
 constexpr int kConvNhwcMrScalar = 4;
 void conv_nhwc_ukernel_scalar(int mr, int64_t kc, int64_t seg, const float* const* a, int64_t a_ss, const float* b, float* c, int64_t c_rs,
-                              int64_t nc, const float* bias, const float* res, bool first, bool last, float lo, float hi);
+                              int64_t nc, const float* bias, const float* res, bool first, bool last, float lo, float hi, const char* pf, int64_t pf_lines);
 #if defined(__x86_64__)
 constexpr int kConvNhwcMrAvx512f = 8;
 void conv_nhwc_ukernel_avx512f(int mr, int64_t kc, int64_t seg, const float* const* a, int64_t a_ss, const float* b,
                                float* c, int64_t c_rs, int64_t nc, const float* bias, const float* res, bool first, bool last,
-                               float lo, float hi);
+                               float lo, float hi, const char* pf, int64_t pf_lines);
 #endif
 #if defined(__aarch64__)
 constexpr int kConvNhwcMrNeon = 4;
 void conv_nhwc_ukernel_neon(int mr, int64_t kc, int64_t seg, const float* const* a, int64_t a_ss, const float* b, float* c, int64_t c_rs,
-                            int64_t nc, const float* bias, const float* res, bool first, bool last, float lo, float hi);
+                            int64_t nc, const float* bias, const float* res, bool first, bool last, float lo, float hi, const char* pf, int64_t pf_lines);
 #endif
 
 enum class ConvNhwcIsa { Auto, Scalar };

@@ -16,7 +16,9 @@ namespace {
 
 template <int MR>
 inline void tile(int64_t kc, int64_t seg, const float* const* a, int64_t a_ss, const float* b, float* c, int64_t c_rs,
-                 int64_t nc, const float* bias, const float* res, bool first, bool last, float lo, float hi) {
+                 int64_t nc, const float* bias, const float* res, bool first, bool last, float lo, float hi,
+                 const char* pf, int64_t pf_lines) {
+  for (int64_t i = 0; i < pf_lines; ++i) __builtin_prefetch(pf + i * 64, 0, 2);  // (ahead of the product: few lines here)
   const float32x4_t vlo = vdupq_n_f32(lo), vhi = vdupq_n_f32(hi);
   for (int64_t h = 0; h < 2 && 16 * h < nc; ++h) {
     float32x4_t acc[MR][4];
@@ -86,13 +88,13 @@ inline void tile(int64_t kc, int64_t seg, const float* const* a, int64_t a_ss, c
 
 void conv_nhwc_ukernel_neon(int mr, int64_t kc, int64_t seg, const float* const* a, int64_t a_ss, const float* b,
                             float* c, int64_t c_rs, int64_t nc, const float* bias, const float* res, bool first,
-                            bool last, float lo, float hi) {
+                            bool last, float lo, float hi, const char* pf, int64_t pf_lines) {
   static_assert(kConvNhwcMrNeon == 4, "one tile per row count below");
   switch (mr) {
-    case 4: tile<4>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
-    case 3: tile<3>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
-    case 2: tile<2>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
-    case 1: tile<1>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
+    case 4: tile<4>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi, pf, pf_lines); break;
+    case 3: tile<3>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi, pf, pf_lines); break;
+    case 2: tile<2>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi, pf, pf_lines); break;
+    case 1: tile<1>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi, pf, pf_lines); break;
     default: break;
   }
 }

@@ -176,9 +176,11 @@ TEST_CASE("conv_nhwc micro-kernels: this CPU's against the scalar one (rows, col
             for (int q = 0; q < pte::linalg::kConvNhwcMrScalar; ++q) rows[q] = a_dense.data() + (r + q) * kc;
             pte::linalg::conv_nhwc_ukernel_scalar(std::min(pte::linalg::kConvNhwcMrScalar, mr - r), kc, kc, rows, 0,
                                                   b.data(), want.data() + r * c_rs, c_rs, nc, bias.data(),
-                                                  r0 ? r0 + r * c_rs : nullptr, first, last, -0.25f, 0.5f);
+                                                  r0 ? r0 + r * c_rs : nullptr, first, last, -0.25f, 0.5f, nullptr, 0);
           }
-          simd(mr, kc, seg, ptr.data(), 8, b.data(), got.data(), c_rs, nc, bias.data(), r0, first, last, -0.25f, 0.5f);
+          // (with lines of b to request: a hint, the results the same)
+          simd(mr, kc, seg, ptr.data(), 8, b.data(), got.data(), c_rs, nc, bias.data(), r0, first, last, -0.25f, 0.5f,
+               reinterpret_cast<const char*>(b.data()), fl & 1 ? static_cast<int64_t>(b.size() * 4 / 64) : 0);
           CAPTURE(kc);
           CAPTURE(seg);
           CAPTURE(mr);

@@ -22,13 +22,16 @@ template <int MR>
 __attribute__((target("avx512f"), always_inline)) inline void tile(int64_t kc, int64_t seg, const float* const* a,
                                                                    int64_t a_ss, const float* b, float* c, int64_t c_rs,
                                                                    int64_t nc, const float* bias, const float* res,
-                                                                   bool first, bool last, float lo, float hi) {
+                                                                   bool first, bool last, float lo, float hi,
+                                                                   const char* pf, int64_t pf_lines) {
   __m512 acc[MR][2];
+  int64_t kq = 0;  // k steps so far (one prefetch each while pf_lines last)
   for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
   for (int64_t s0 = 0; s0 < kc; s0 += seg, a += a_ss) {
     const float* ar[MR];
     for (int r = 0; r < MR; ++r) ar[r] = a[r];
-    for (int64_t k = 0; k < seg; ++k) {
+    for (int64_t k = 0; k < seg; ++k, ++kq) {
+      if (kq < pf_lines) _mm_prefetch(pf + kq * 64, _MM_HINT_T1);
       const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
       b += kConvNhwcNr;
 #pragma GCC unroll 8
@@ -73,17 +76,18 @@ __attribute__((target("avx512f"), always_inline)) inline void tile(int64_t kc, i
 __attribute__((target("avx512f"))) void conv_nhwc_ukernel_avx512f(int mr, int64_t kc, int64_t seg, const float* const* a,
                                                                  int64_t a_ss, const float* b, float* c, int64_t c_rs,
                                                                  int64_t nc, const float* bias, const float* res, bool first,
-                                                                 bool last, float lo, float hi) {
+                                                                 bool last, float lo, float hi, const char* pf,
+                                                                 int64_t pf_lines) {
   static_assert(kConvNhwcMrAvx512f == 8, "one tile per row count below");
   switch (mr) {
-    case 8: tile<8>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
-    case 7: tile<7>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
-    case 6: tile<6>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
-    case 5: tile<5>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
-    case 4: tile<4>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
-    case 3: tile<3>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
-    case 2: tile<2>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
-    case 1: tile<1>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi); break;
+    case 8: tile<8>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi, pf, pf_lines); break;
+    case 7: tile<7>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi, pf, pf_lines); break;
+    case 6: tile<6>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi, pf, pf_lines); break;
+    case 5: tile<5>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi, pf, pf_lines); break;
+    case 4: tile<4>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi, pf, pf_lines); break;
+    case 3: tile<3>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi, pf, pf_lines); break;
+    case 2: tile<2>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi, pf, pf_lines); break;
+    case 1: tile<1>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi, pf, pf_lines); break;
     default: break;
   }
 }

@@ -221,7 +221,7 @@ void run_sliver_tiles(const FcF16w& p, ConvNhwcUkernel uk, int mr, int64_t m0, i
         for (const int64_t e = std::min(total, pf + slice); pf < e; ++pf)
           __builtin_prefetch(pw + pf / lines * p.K + pf % lines * 32, 0, 2);
         uk(static_cast<int>(std::min<int64_t>(mr, rn - i)), kc, kc, rows + i, 0, sl, p.y + (m0 + i) * p.y_rs + c0,
-           p.y_rs, nc, bias, nullptr, k0 == 0, k0 + kc == p.K, -__builtin_inff(), __builtin_inff());
+           p.y_rs, nc, bias, nullptr, k0 == 0, k0 + kc == p.K, -__builtin_inff(), __builtin_inff(), nullptr, 0);
       }
     }
   }
