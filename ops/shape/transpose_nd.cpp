@@ -85,6 +85,15 @@ void tile(const uint8_t* x, int64_t xs, uint8_t* y, int64_t ys, int64_t ni, int6
   }
 }
 
+// A tile whose output rows are NI (2..4) elements long (an image's channels moved last):
+// the row unrolled, the tile long (see transpose_nd).
+template <size_t ES, int NI>
+void tile_small(const uint8_t* x, int64_t xs, uint8_t* y, int64_t ys, int64_t nj) {
+  for (int64_t j = 0; j < nj; ++j)
+    for (int i = 0; i < NI; ++i)
+      move<ES>(y + static_cast<size_t>(j * ys + i) * ES, x + static_cast<size_t>(i * xs + j) * ES, ES);
+}
+
 struct Job {
   const uint8_t* x;
   uint8_t* y;
@@ -93,13 +102,14 @@ struct Job {
   int64_t osize[kMaxRank], ox[kMaxRank], oy[kMaxRank];  // the other dims: sizes, x / y strides
   int64_t ni, nj, xs_i, ys_j;  // i: the output's innermost dim (x stride xs_i); j: the input's (y stride ys_j)
   int64_t ti, tj;              // tiles along i and j
+  int64_t tile_j;              // elements of a tile along j (kTile along i)
 };
 
 void run(void* ctx, int64_t t) {
   const Job& jb = *static_cast<const Job*>(ctx);
   const int64_t tiles = jb.ti * jb.tj;
   int64_t o = t / tiles, r = t % tiles;
-  const int64_t i0 = r / jb.tj * kTile, j0 = r % jb.tj * kTile;
+  const int64_t i0 = r / jb.tj * kTile, j0 = r % jb.tj * jb.tile_j;
   int64_t xo = 0, yo = 0;
   for (int d = jb.outer_rank - 1; d >= 0; --d) {
     const int64_t c = o % jb.osize[d];
@@ -107,9 +117,14 @@ void run(void* ctx, int64_t t) {
     xo += c * jb.ox[d], yo += c * jb.oy[d];
   }
   xo += i0 * jb.xs_i + j0, yo += j0 * jb.ys_j + i0;
-  const int64_t ni = std::min(kTile, jb.ni - i0), nj = std::min(kTile, jb.nj - j0);
+  const int64_t ni = std::min(kTile, jb.ni - i0), nj = std::min(jb.tile_j, jb.nj - j0);
   const uint8_t* x = jb.x + static_cast<size_t>(xo) * jb.es;
   uint8_t* y = jb.y + static_cast<size_t>(yo) * jb.es;
+  if (jb.es == 4 && ni >= 2 && ni <= 4) {
+    if (ni == 2) return tile_small<4, 2>(x, jb.xs_i, y, jb.ys_j, nj);
+    if (ni == 3) return tile_small<4, 3>(x, jb.xs_i, y, jb.ys_j, nj);
+    return tile_small<4, 4>(x, jb.xs_i, y, jb.ys_j, nj);
+  }
   switch (jb.es) {
     case 1: tile<1>(x, jb.xs_i, y, jb.ys_j, ni, nj, 1); break;
     case 2: tile<2>(x, jb.xs_i, y, jb.ys_j, ni, nj, 2); break;
@@ -163,7 +178,9 @@ void transpose_nd(int threads, const void* x, const int64_t* shape, const int* p
   for (int d = 0; d < p.rank; ++d)
     if (d != di && d != dj) jb.osize[jb.outer_rank] = p.size[d], jb.ox[jb.outer_rank] = xs[d], jb.oy[jb.outer_rank++] = ys[d];
   jb.ni = p.size[di], jb.nj = p.size[dj], jb.xs_i = xs[di], jb.ys_j = ys[dj];
-  jb.ti = (jb.ni + kTile - 1) / kTile, jb.tj = (jb.nj + kTile - 1) / kTile;
+  // short output rows (ni < kTile): tiles longer along j, about kTile x kTile elements each
+  jb.tile_j = jb.ni < kTile ? kTile * kTile / std::max<int64_t>(1, jb.ni) : kTile;
+  jb.ti = (jb.ni + kTile - 1) / kTile, jb.tj = (jb.nj + jb.tile_j - 1) / jb.tile_j;
   int64_t outer = 1;
   for (int d = 0; d < jb.outer_rank; ++d) outer *= jb.osize[d];
   const bool big = static_cast<double>(total) * static_cast<double>(es) >= 256.0 * 1024;

@@ -59,6 +59,11 @@ TEST_CASE("transpose_nd: tiled against the reference, byte for byte (ranks 1-6, 
   bad += check({129}, {0}, 4), ++cases;
   bad += check({1, 1, 1}, {2, 0, 1}, 8), ++cases;
   bad += check({5, 1, 7}, {2, 1, 0}, 3), ++cases;
+  // an image's 2-4 channels moved last (short output rows: long unrolled tiles), and back
+  bad += check({1, 3, 224, 224}, {0, 2, 3, 1}, 4), ++cases;
+  bad += check({2, 2, 37, 1500}, {0, 2, 3, 1}, 4), ++cases;
+  bad += check({1, 4, 9000}, {0, 2, 1}, 4), ++cases;
+  bad += check({3, 5000, 3}, {0, 2, 1}, 4), ++cases;
   const std::vector<int64_t> sizes3[] = {{2, 3, 4}, {65, 1, 70}, {1, 129, 2}, {64, 64, 3}};
   for (const auto& s : sizes3) {
     std::vector<int> p{0, 1, 2};
