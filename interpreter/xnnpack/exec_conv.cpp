@@ -10,6 +10,7 @@
 #include "ops/linalg/conv.h"
 #include "ops/linalg/conv_nhwc.h"
 #include "ops/linalg/dwconv_nhwc.h"
+#include "ops/linalg/maxpool_nhwc.h"
 
 namespace pte::xnn {
 
@@ -268,23 +269,13 @@ bool run_pooling(State& s, const Node& n) {
   if (!s.set_shape(n.out, ys)) return false;
   const float* x = s.ptr<float>(n.in[0]);
   float* y = s.ptr<float>(n.out);
-  if (n.op == Op::MaxPooling2d) {
-    for (int64_t b = 0; b < N; ++b)
-      for (int64_t oh = 0; oh < OH; ++oh)
-        for (int64_t ow = 0; ow < OW; ++ow) {
-          float* py = y + ((b * OH + oh) * OW + ow) * C;
-          for (int64_t ch = 0; ch < C; ++ch) py[ch] = -std::numeric_limits<float>::infinity();
-          for (uint32_t kh = 0; kh < c.kh; ++kh) {
-            const int64_t ih = oh * c.sh - static_cast<int64_t>(c.pad_top) + static_cast<int64_t>(kh) * c.dh;
-            if (ih < 0 || ih >= H) continue;
-            for (uint32_t kw = 0; kw < c.kw; ++kw) {
-              const int64_t iw = ow * c.sw - static_cast<int64_t>(c.pad_left) + static_cast<int64_t>(kw) * c.dw;
-              if (iw < 0 || iw >= W) continue;
-              const float* px = x + ((b * H + ih) * W + iw) * C;
-              for (int64_t ch = 0; ch < C; ++ch) py[ch] = std::max(py[ch], px[ch]);
-            }
-          }
-        }
+  if (n.op == Op::MaxPooling2d) {  // (the node's clamp fused)
+    linalg::MaxPoolNhwc m;
+    m.N = N, m.H = H, m.W = W, m.C = C, m.OH = OH, m.OW = OW, m.KH = c.kh, m.KW = c.kw, m.sh = c.sh, m.sw = c.sw;
+    m.pad_top = c.pad_top, m.pad_left = c.pad_left, m.dh = c.dh, m.dw = c.dw;
+    m.out_min = n.out_min, m.out_max = n.out_max;
+    linalg::maxpool_nhwc_f32(s.ctx->claim_threads, m, x, y);
+    return true;
   } else {
     // XNNPACK's average pooling (avgpool_minmax 9p kernels): the window's taps in its
     // indirection order (kernel column major, row minor; padding taps read zeros), summed
