@@ -59,13 +59,13 @@ __attribute__((target("avx512f"))) void maxpool_nhwc_f32_avx512f(const MaxPoolNh
       const int64_t iw0 = ow * p.sw - p.pad_left;
       dw_tap_range(iw0, p.dw, p.KW, p.W, &kw0, &kw1);
       float* out = y + (r * p.OW + ow) * C;
-      const float* xp = x + ((n * p.H + ih0) * p.W + iw0) * C;  // (tap offsets bring it in range)
+      const int64_t xp = ((n * p.H + ih0) * p.W + iw0) * C;  // an offset (< 0 at the padding): taps bring it in range
       int64_t c = 0;
       for (; c + 64 <= C; c += 64) {
         __m512 m0 = ninf, m1 = ninf, m2 = ninf, m3 = ninf;
         for (int64_t kh = kh0; kh < kh1; ++kh)
           for (int64_t kw = kw0; kw < kw1; ++kw) {
-            const float* t = xp + (kh * p.dh * p.W + kw * p.dw) * C + c;
+            const float* t = x + (xp + (kh * p.dh * p.W + kw * p.dw) * C + c);
             m0 = _mm512_max_ps(_mm512_loadu_ps(t), m0);
             m1 = _mm512_max_ps(_mm512_loadu_ps(t + 16), m1);
             m2 = _mm512_max_ps(_mm512_loadu_ps(t + 32), m2);
@@ -81,7 +81,7 @@ __attribute__((target("avx512f"))) void maxpool_nhwc_f32_avx512f(const MaxPoolNh
         __m512 m = ninf;
         for (int64_t kh = kh0; kh < kh1; ++kh)
           for (int64_t kw = kw0; kw < kw1; ++kw)
-            m = _mm512_max_ps(_mm512_maskz_loadu_ps(k, xp + (kh * p.dh * p.W + kw * p.dw) * C + c), m);
+            m = _mm512_max_ps(_mm512_maskz_loadu_ps(k, x + (xp + (kh * p.dh * p.W + kw * p.dw) * C + c)), m);
         _mm512_mask_storeu_ps(out + c, k, _mm512_min_ps(_mm512_max_ps(m, lo), hi));
       }
     }
