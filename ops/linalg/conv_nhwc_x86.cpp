@@ -17,8 +17,9 @@ namespace pte::linalg {
 namespace {
 
 // MR pixels (1..8) x 32 channels: a partial block (49 = 6 x 8 + 1 pixels of a 7 x 7 image)
-// runs only the rows it has.
-template <int MR>
+// runs only the rows it has. HALF: at most 16 channels stored (a sliver of 16 output
+// channels or fewer: MobileNetV2's 32 -> 16 layer), the second half's FMAs skipped.
+template <int MR, bool HALF>
 __attribute__((target("avx512f"), always_inline)) inline void tile(int64_t kc, int64_t seg, const float* const* a,
                                                                    int64_t a_ss, const float* b, float* c, int64_t c_rs,
                                                                    int64_t nc, const float* bias, const float* res,
@@ -32,13 +33,13 @@ __attribute__((target("avx512f"), always_inline)) inline void tile(int64_t kc, i
     for (int r = 0; r < MR; ++r) ar[r] = a[r];
     for (int64_t k = 0; k < seg; ++k, ++kq) {
       if (kq < pf_lines) _mm_prefetch(pf + kq * 64, _MM_HINT_T1);
-      const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
+      const __m512 b0 = _mm512_loadu_ps(b), b1 = HALF ? b0 : _mm512_loadu_ps(b + 16);
       b += kConvNhwcNr;
 #pragma GCC unroll 8
       for (int r = 0; r < MR; ++r) {
         const __m512 av = _mm512_set1_ps(ar[r][k]);
         acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
-        acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
+        if (!HALF) acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
       }
     }
   }
@@ -79,17 +80,21 @@ __attribute__((target("avx512f"))) void conv_nhwc_ukernel_avx512f(int mr, int64_
                                                                  bool last, float lo, float hi, const char* pf,
                                                                  int64_t pf_lines) {
   static_assert(kConvNhwcMrAvx512f == 8, "one tile per row count below");
+#define PTE_TILE(MR)                                                                                              \
+  (nc <= 16 ? tile<MR, true>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi, pf, pf_lines)       \
+            : tile<MR, false>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi, pf, pf_lines))
   switch (mr) {
-    case 8: tile<8>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi, pf, pf_lines); break;
-    case 7: tile<7>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi, pf, pf_lines); break;
-    case 6: tile<6>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi, pf, pf_lines); break;
-    case 5: tile<5>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi, pf, pf_lines); break;
-    case 4: tile<4>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi, pf, pf_lines); break;
-    case 3: tile<3>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi, pf, pf_lines); break;
-    case 2: tile<2>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi, pf, pf_lines); break;
-    case 1: tile<1>(kc, seg, a, a_ss, b, c, c_rs, nc, bias, res, first, last, lo, hi, pf, pf_lines); break;
+    case 8: PTE_TILE(8); break;
+    case 7: PTE_TILE(7); break;
+    case 6: PTE_TILE(6); break;
+    case 5: PTE_TILE(5); break;
+    case 4: PTE_TILE(4); break;
+    case 3: PTE_TILE(3); break;
+    case 2: PTE_TILE(2); break;
+    case 1: PTE_TILE(1); break;
     default: break;
   }
+#undef PTE_TILE
 }
 
 }  // namespace pte::linalg
