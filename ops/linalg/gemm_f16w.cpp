@@ -190,13 +190,15 @@ void run_blocked_tile(F16wIsa isa, const FcF16w& p, int64_t m0, int64_t m1, int6
   }
 }
 
-#if defined(__x86_64__)
-// Rows [m0, m1) x columns [n0, n1) on AVX-512F, tile of 32 columns after tile: per K block
+// Rows [m0, m1) x columns [n0, n1) (AVX-512F; aarch64 NEON), tile of 32 columns after tile: per K block
 // the weight tile converted into a packed sliver, then conv_nhwc's micro-kernel over the
 // rows (the bias on the first block), while the next block's weight rows (the next tile's
 // first one after the last) are requested a slice per micro-tile: the weights stream from
 // memory once a prompt, and the conversion would otherwise wait for every line.
-void run_sliver_tiles(const FcF16w& p, ConvNhwcUkernel uk, int mr, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+using SliverFn = void (*)(const uint16_t* w, int64_t K, int64_t nc, int64_t kc, float* sl);
+
+void run_sliver_tiles(const FcF16w& p, ConvNhwcUkernel uk, int mr, SliverFn to_sliver, int64_t m0, int64_t m1,
+                      int64_t n0, int64_t n1) {
   alignas(64) float sl[kTileK * kTileN];
   alignas(64) float bias[kTileN];
   const float* rows[kTileM];
@@ -208,7 +210,7 @@ void run_sliver_tiles(const FcF16w& p, ConvNhwcUkernel uk, int mr, int64_t m0, i
     for (int64_t j = 0; j < kTileN; ++j) bias[j] = p.bias && j < nc ? p.bias[c0 + j] : 0.0f;
     for (int64_t k0 = 0; k0 < p.K; k0 += kb) {
       const int64_t kc = std::min(kb, p.K - k0);
-      f16_to_sliver_avx512f(p.w + c0 * p.K + k0, p.K, nc, kc, sl);
+      to_sliver(p.w + c0 * p.K + k0, p.K, nc, kc, sl);
       for (int64_t q = 0; q < rn; ++q) rows[q] = p.x + (m0 + q) * p.x_rs + k0;
       // the next block: this tile's next K block, or the next tile's first
       int64_t pc = c0, pk = k0 + kc;
@@ -226,7 +228,6 @@ void run_sliver_tiles(const FcF16w& p, ConvNhwcUkernel uk, int mr, int64_t m0, i
     }
   }
 }
-#endif
 
 }  // namespace
 
@@ -265,10 +266,16 @@ void fc_f16w(int threads, const FcF16w& p, F16wIsa isa) {
     const FcF16w* p;
     F16wIsa isa;
     int64_t tm, mt, nt;
-    ConvNhwcUkernel uk;  // the sliver form (AVX-512F), or null
+    ConvNhwcUkernel uk;  // the sliver form (AVX-512F, aarch64 NEON), or null
     int mr;
-  } job{&p, isa, tm, (p.M + tm - 1) / tm, (p.N + kTileN - 1) / kTileN, nullptr, 0};
-  if (isa == F16wIsa::Avx512f) {
+    SliverFn to_sliver;
+  } job{&p, isa, tm, (p.M + tm - 1) / tm, (p.N + kTileN - 1) / kTileN, nullptr, 0, nullptr};
+#if defined(__x86_64__)
+  if (isa == F16wIsa::Avx512f) job.to_sliver = f16_to_sliver_avx512f;
+#elif defined(__aarch64__)
+  if (isa == F16wIsa::Neon) job.to_sliver = f16_to_sliver_neon;
+#endif
+  if (job.to_sliver) {
     job.uk = conv_nhwc_simd_ukernel(&job.mr);
     if (job.mr > 8 || job.mr < 1) job.uk = nullptr;
   }
@@ -278,7 +285,6 @@ void fc_f16w(int threads, const FcF16w& p, F16wIsa isa) {
     const int64_t i1 = std::min(j.p->M, i0 + j.tm), n1 = std::min(j.p->N, n0 + kTileN);
     run_blocked_tile(j.isa, *j.p, i0, i1, n0, n1);
   };
-#if defined(__x86_64__)
   if (job.uk) {  // tasks of several column tiles each (about four a thread), walked in order
     const int64_t per = std::max<int64_t>(1, job.nt * job.mt / (4 * t)), groups = (job.nt + per - 1) / per;
     struct Sl {
@@ -289,12 +295,12 @@ void fc_f16w(int threads, const FcF16w& p, F16wIsa isa) {
       const Sl& s = *static_cast<const Sl*>(ctx);
       const Job& j = *s.j;
       const int64_t i0 = task / s.groups * j.tm, n0 = task % s.groups * s.per * kTileN;
-      run_sliver_tiles(*j.p, j.uk, j.mr, i0, std::min(j.p->M, i0 + j.tm), n0, std::min(j.p->N, n0 + s.per * kTileN));
+      run_sliver_tiles(*j.p, j.uk, j.mr, j.to_sliver, i0, std::min(j.p->M, i0 + j.tm), n0,
+                       std::min(j.p->N, n0 + s.per * kTileN));
     };
     claim_parallel_for(static_cast<int>(t - 1), job.mt * groups, run_sl, &sj);
     return;
   }
-#endif
   claim_parallel_for(static_cast<int>(t - 1), job.mt * job.nt, run, &job);
 }
 

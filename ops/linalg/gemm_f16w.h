@@ -9,12 +9,12 @@
 //                      at a time; scalar, AVX2+F16C, AVX-512F, NEON (aarch64).
 //   f16w_dots_avx512f  also 9 <= M <= 32 (short prompts): tiles of 4 rows x 6 weight rows, each
 //                      weight converted as loaded, the next tile's weight rows prefetched.
-//   sliver             AVX-512F, M > 32 (prefill): per tile of 32 columns and K block the
+//   sliver             AVX-512F, M > 32, and aarch64 NEON, M > 8 (prefill): per tile of 32 columns and K block the
 //                      weights converted straight into a packed 32-column sliver on the stack
 //                      (f16_to_sliver), then conv_nhwc's micro-kernel (conv_nhwc.h) over
 //                      the rows, bias first, while the next block's weight rows are
 //                      requested a slice per micro-tile.
-//   blocked            M > 8 elsewhere (AVX2, NEON, scalar): per column tile and K block, the
+//   blocked            M > 8 elsewhere (AVX2, armv7 NEON, scalar): per column tile and K block, the
 //                      weights converted to fp32 on the stack (32 x 256), then the fp32 GEMM
 //                      tile of the same ISA (gemm.h) accumulates into y.
 //   fc_f16w(threads)   picks the variant and splits columns (and row tiles) over the
@@ -59,10 +59,11 @@ void f16w_dots_neon(const FcF16w& p, int64_t n0, int64_t n1);  // aarch64
 // sum_{k0 <= k < K} x[k] w[k] in k order (the SIMD variants' K tail past their vector width)
 float f16w_tail_dot(const float* x, const uint16_t* w, int64_t k0, int64_t K);
 // Weight rows [nc <= 32][kc] (row stride K) into a sliver [kc][32] of fp32, columns nc..31
-// zero (the layout of conv_nhwc's micro-kernels): the reference and AVX-512F (16 x 16 blocks
-// transposed in registers).
+// zero (the layout of conv_nhwc's micro-kernels): the reference, AVX-512F (16 x 16 blocks
+// transposed in registers) and NEON (4 x 4 blocks).
 void f16_to_sliver_scalar(const uint16_t* w, int64_t K, int64_t nc, int64_t kc, float* sl);
 void f16_to_sliver_avx512f(const uint16_t* w, int64_t K, int64_t nc, int64_t kc, float* sl);  // x86-64
+void f16_to_sliver_neon(const uint16_t* w, int64_t K, int64_t nc, int64_t kc, float* sl);     // aarch64
 void f16_to_f32_scalar(const uint16_t* h, float* f, int64_t n);
 void f32_to_f16_scalar(const float* f, uint16_t* h, int64_t n);
 void f16_to_f32_f16c(const uint16_t* h, float* f, int64_t n);  // x86-64 with F16C

@@ -71,6 +71,37 @@ void f16_to_f32_neon(const uint16_t* h, float* f, int64_t n) {
   for (; i < n; ++i) f[i] = half_bits_to_float(h[i]);
 }
 
+// 4 weight rows x 4 k converted (fcvtl) and transposed in registers (trn1 / trn2 on lanes,
+// then on 64-bit halves) into 4 sliver rows; K and column tails through the scalar
+// conversion, columns nc..31 zero.
+void f16_to_sliver_neon(const uint16_t* w, int64_t K, int64_t nc, int64_t kc, float* sl) {
+  constexpr int64_t NR = 32;
+  const int64_t k4 = kc / 4 * 4, n4 = nc / 4 * 4;
+  for (int64_t j = 0; j < n4; j += 4) {
+    const uint16_t* r0 = w + j * K;
+    int64_t k = 0;
+    for (; k < k4; k += 4) {
+      const float32x4_t a = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(r0 + k)));
+      const float32x4_t b = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(r0 + K + k)));
+      const float32x4_t c = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(r0 + 2 * K + k)));
+      const float32x4_t d = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(r0 + 3 * K + k)));
+      const float32x4_t ab0 = vtrn1q_f32(a, b), ab1 = vtrn2q_f32(a, b);  // (a0 b0 a2 b2), (a1 b1 a3 b3)
+      const float32x4_t cd0 = vtrn1q_f32(c, d), cd1 = vtrn2q_f32(c, d);
+      float* o = sl + k * NR + j;
+      vst1q_f32(o, vreinterpretq_f32_f64(vtrn1q_f64(vreinterpretq_f64_f32(ab0), vreinterpretq_f64_f32(cd0))));
+      vst1q_f32(o + NR, vreinterpretq_f32_f64(vtrn1q_f64(vreinterpretq_f64_f32(ab1), vreinterpretq_f64_f32(cd1))));
+      vst1q_f32(o + 2 * NR, vreinterpretq_f32_f64(vtrn2q_f64(vreinterpretq_f64_f32(ab0), vreinterpretq_f64_f32(cd0))));
+      vst1q_f32(o + 3 * NR, vreinterpretq_f32_f64(vtrn2q_f64(vreinterpretq_f64_f32(ab1), vreinterpretq_f64_f32(cd1))));
+    }
+    for (; k < kc; ++k)
+      for (int64_t q = 0; q < 4; ++q) sl[k * NR + j + q] = half_bits_to_float(r0[q * K + k]);
+  }
+  for (int64_t k = 0; k < kc; ++k) {
+    for (int64_t j = n4; j < nc; ++j) sl[k * NR + j] = half_bits_to_float(w[j * K + k]);
+    for (int64_t j = nc; j < NR; ++j) sl[k * NR + j] = 0.0f;
+  }
+}
+
 void f32_to_f16_neon(const float* f, uint16_t* h, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {

@@ -152,9 +152,10 @@ TEST_CASE("gemm_f16w: row conversions equal the scalar ones") {
   CHECK(bad == 0);
 }
 
-TEST_CASE("gemm_f16w: the AVX-512F sliver conversion equals the scalar one (column and K tails, padding zero)" *
-          doctest::skip(!pte::linalg::f16w_isa_supported(F16wIsa::Avx512f))) {
-#if defined(__x86_64__)
+TEST_CASE("gemm_f16w: the SIMD sliver conversion equals the scalar one (column and K tails, padding zero)" *
+          doctest::skip(!pte::linalg::f16w_isa_supported(F16wIsa::Avx512f) &&
+                        !pte::linalg::f16w_isa_supported(F16wIsa::Neon))) {
+#if defined(__x86_64__) || defined(__aarch64__)
   const int64_t K = 230;
   std::vector<uint16_t> w(static_cast<size_t>(32 * K));
   uint32_t s = 77u;
@@ -167,7 +168,11 @@ TEST_CASE("gemm_f16w: the AVX-512F sliver conversion equals the scalar one (colu
     for (int64_t kc : {1, 15, 16, 17, 208, 230}) {
       std::vector<float> want(static_cast<size_t>(kc * 32), 9.0f), got(want.size() + 16, 7.0f);
       pte::linalg::f16_to_sliver_scalar(w.data(), K, nc, kc, want.data());
+#if defined(__x86_64__)
       pte::linalg::f16_to_sliver_avx512f(w.data(), K, nc, kc, got.data());
+#else
+      pte::linalg::f16_to_sliver_neon(w.data(), K, nc, kc, got.data());
+#endif
       CAPTURE(nc);
       CAPTURE(kc);
       CHECK(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)) == 0);
