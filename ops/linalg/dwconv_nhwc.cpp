@@ -15,7 +15,6 @@
 #include <cmath>
 
 #include "ops/isa.h"
-#include "ops/linalg/claim_pool.h"
 
 namespace pte::linalg {
 
@@ -266,26 +265,9 @@ void dwconv_nhwc_f32(int threads, const DwconvNhwc& p, const float* x, const flo
     if (f.neon) fn = dwconv_nhwc_f32_neon;
 #endif
   }
-  struct Job {
-    const DwconvNhwc* p;
-    const float *x, *w, *bias;
-    float* y;
-    Fn fn;
-    int64_t rows_per_tile;
-  };
-  const int64_t rows = p.N * p.OH;
-  const double work = static_cast<double>(rows) * p.OW * p.C * p.KH * p.KW;
-  const int helpers = work >= 1.0e5 ? std::max(0, threads - 1) : 0;  // MobileNetV2 14 x 14 x 384: 0.10 -> 0.06 ms
-  // about four tiles per thread, whole output rows each
-  const int64_t per = std::max<int64_t>(1, rows / (4 * (helpers + 1)));
-  Job job{&p, x, w, bias, y, fn, per};
-  auto run = [](void* ctx, int64_t t) {
-    const Job& j = *static_cast<const Job*>(ctx);
-    const int64_t all = j.p->N * j.p->OH;
-    const int64_t r0 = t * j.rows_per_tile, r1 = std::min(all, r0 + j.rows_per_tile);
-    j.fn(*j.p, j.x, j.w, j.bias, j.y, r0, r1);
-  };
-  claim_parallel_for(helpers, (rows + per - 1) / per, run, &job);
+  const double work = static_cast<double>(p.N * p.OH) * p.OW * p.C * p.KH * p.KW;
+  detail::window_rows_parallel(threads, p.N * p.OH, work,
+                               [&](int64_t r0, int64_t r1) { fn(p, x, w, bias, y, r0, r1); });
 }
 
 }  // namespace pte::linalg

@@ -10,15 +10,11 @@
 #pragma once
 #include <cstdint>
 
+#include "ops/linalg/window_nhwc.h"
+
 namespace pte::linalg {
 
-struct DwconvNhwc {
-  int64_t N = 0, H = 0, W = 0, C = 0;  // input (and output channels)
-  int64_t OH = 0, OW = 0;              // output rows and columns (the caller's conv arithmetic)
-  int64_t KH = 1, KW = 1;
-  int64_t sh = 1, sw = 1, pad_top = 0, pad_left = 0, dh = 1, dw = 1;
-  float out_min = -__builtin_inff(), out_max = __builtin_inff();
-};
+using DwconvNhwc = WindowNhwc;  // (window_nhwc.h)
 
 // Output rows [r0, r1) of the flattened N x OH rows. bias may be null.
 void dwconv_nhwc_f32_scalar(const DwconvNhwc& p, const float* x, const float* w, const float* bias, float* y,
@@ -35,18 +31,6 @@ void dwconv_nhwc_f32_neon(const DwconvNhwc& p, const float* x, const float* w, c
 #endif
 
 enum class DwconvIsa { Auto, Scalar };
-
-namespace detail {
-// Taps of one window that fall inside the input: the first k with start + k * d >= 0, and
-// one past the last k with start + k * d < size (k0 == k1 when none). Shared by the variants.
-inline void dw_tap_range(int64_t start, int64_t d, int64_t k, int64_t size, int64_t* k0, int64_t* k1) {
-  const int64_t first = start >= 0 ? 0 : (-start + d - 1) / d;
-  *k0 = first < k ? first : k;
-  const int64_t last = size - 1 - start;  // start + k * d <= last
-  *k1 = last < 0 ? 0 : (last / d + 1 < k ? last / d + 1 : k);
-  if (*k1 < *k0) *k1 = *k0;
-}
-}  // namespace detail
 
 // The whole output on the calling thread and up to threads - 1 claim-pool helpers.
 void dwconv_nhwc_f32(int threads, const DwconvNhwc& p, const float* x, const float* w, const float* bias, float* y,

@@ -14,34 +14,27 @@
 #include <algorithm>
 
 #include "ops/isa.h"
-#include "ops/linalg/claim_pool.h"
-#include "ops/linalg/dwconv_nhwc.h"
 
 namespace pte::linalg {
 
-using detail::dw_tap_range;
+using detail::pixel_window;
 
 void maxpool_nhwc_f32_scalar(const MaxPoolNhwc& p, const float* x, float* y, int64_t r0, int64_t r1) {
   const int64_t C = p.C;
-  for (int64_t r = r0; r < r1; ++r) {
-    const int64_t n = r / p.OH, ih0 = r % p.OH * p.sh - p.pad_top;
-    int64_t kh0, kh1, kw0, kw1;
-    dw_tap_range(ih0, p.dh, p.KH, p.H, &kh0, &kh1);
+  for (int64_t r = r0; r < r1; ++r)
     for (int64_t ow = 0; ow < p.OW; ++ow) {
-      const int64_t iw0 = ow * p.sw - p.pad_left;
-      dw_tap_range(iw0, p.dw, p.KW, p.W, &kw0, &kw1);
+      const detail::PixelWindow w = pixel_window(p, r, ow);
       float* out = y + (r * p.OW + ow) * C;
       for (int64_t c = 0; c < C; ++c) {
         float m = -__builtin_inff();
-        for (int64_t kh = kh0; kh < kh1; ++kh)
-          for (int64_t kw = kw0; kw < kw1; ++kw) {
-            const float v = x[((n * p.H + ih0 + kh * p.dh) * p.W + iw0 + kw * p.dw) * C + c];
+        for (int64_t kh = w.kh0; kh < w.kh1; ++kh)
+          for (int64_t kw = w.kw0; kw < w.kw1; ++kw) {
+            const float v = x[w.x + (kh * p.dh * p.W + kw * p.dw) * C + c];
             m = m < v ? v : m;
           }
         out[c] = std::min(std::max(m, p.out_min), p.out_max);
       }
     }
-  }
 }
 
 #if defined(__x86_64__)
@@ -51,21 +44,16 @@ __attribute__((target("avx512f"))) void maxpool_nhwc_f32_avx512f(const MaxPoolNh
                                                                  int64_t r0, int64_t r1) {
   const int64_t C = p.C;
   const __m512 lo = _mm512_set1_ps(p.out_min), hi = _mm512_set1_ps(p.out_max), ninf = _mm512_set1_ps(-__builtin_inff());
-  for (int64_t r = r0; r < r1; ++r) {
-    const int64_t n = r / p.OH, ih0 = r % p.OH * p.sh - p.pad_top;
-    int64_t kh0, kh1, kw0, kw1;
-    dw_tap_range(ih0, p.dh, p.KH, p.H, &kh0, &kh1);
+  for (int64_t r = r0; r < r1; ++r)
     for (int64_t ow = 0; ow < p.OW; ++ow) {
-      const int64_t iw0 = ow * p.sw - p.pad_left;
-      dw_tap_range(iw0, p.dw, p.KW, p.W, &kw0, &kw1);
+      const detail::PixelWindow w = pixel_window(p, r, ow);
       float* out = y + (r * p.OW + ow) * C;
-      const int64_t xp = ((n * p.H + ih0) * p.W + iw0) * C;  // an offset (< 0 at the padding): taps bring it in range
       int64_t c = 0;
       for (; c + 64 <= C; c += 64) {
         __m512 m0 = ninf, m1 = ninf, m2 = ninf, m3 = ninf;
-        for (int64_t kh = kh0; kh < kh1; ++kh)
-          for (int64_t kw = kw0; kw < kw1; ++kw) {
-            const float* t = x + (xp + (kh * p.dh * p.W + kw * p.dw) * C + c);
+        for (int64_t kh = w.kh0; kh < w.kh1; ++kh)
+          for (int64_t kw = w.kw0; kw < w.kw1; ++kw) {
+            const float* t = x + (w.x + (kh * p.dh * p.W + kw * p.dw) * C + c);
             m0 = _mm512_max_ps(_mm512_loadu_ps(t), m0);
             m1 = _mm512_max_ps(_mm512_loadu_ps(t + 16), m1);
             m2 = _mm512_max_ps(_mm512_loadu_ps(t + 32), m2);
@@ -79,13 +67,12 @@ __attribute__((target("avx512f"))) void maxpool_nhwc_f32_avx512f(const MaxPoolNh
       for (; c < C; c += 16) {
         const __mmask16 k = C - c >= 16 ? __mmask16(0xffff) : __mmask16((1u << (C - c)) - 1u);
         __m512 m = ninf;
-        for (int64_t kh = kh0; kh < kh1; ++kh)
-          for (int64_t kw = kw0; kw < kw1; ++kw)
-            m = _mm512_max_ps(_mm512_maskz_loadu_ps(k, x + (xp + (kh * p.dh * p.W + kw * p.dw) * C + c)), m);
+        for (int64_t kh = w.kh0; kh < w.kh1; ++kh)
+          for (int64_t kw = w.kw0; kw < w.kw1; ++kw)
+            m = _mm512_max_ps(_mm512_maskz_loadu_ps(k, x + (w.x + (kh * p.dh * p.W + kw * p.dw) * C + c)), m);
         _mm512_mask_storeu_ps(out + c, k, _mm512_min_ps(_mm512_max_ps(m, lo), hi));
       }
     }
-  }
 }
 #endif
 
@@ -97,24 +84,8 @@ void maxpool_nhwc_f32(int threads, const MaxPoolNhwc& p, const float* x, float* 
   if (isa == MaxPoolIsa::Auto && isa::cpu().avx512f) fn = maxpool_nhwc_f32_avx512f;
 #endif
   (void)isa;
-  struct Job {
-    const MaxPoolNhwc* p;
-    const float* x;
-    float* y;
-    Fn fn;
-    int64_t per;
-  };
-  const int64_t rows = p.N * p.OH;
-  const double work = static_cast<double>(rows) * p.OW * p.C * p.KH * p.KW;
-  const int helpers = work >= 1.0e5 ? std::max(0, threads - 1) : 0;
-  const int64_t per = std::max<int64_t>(1, rows / (4 * (helpers + 1)));  // about four tiles a thread
-  Job job{&p, x, y, fn, per};
-  auto run = [](void* ctx, int64_t t) {
-    const Job& j = *static_cast<const Job*>(ctx);
-    const int64_t r0 = t * j.per, r1 = std::min(j.p->N * j.p->OH, r0 + j.per);
-    j.fn(*j.p, j.x, j.y, r0, r1);
-  };
-  claim_parallel_for(helpers, (rows + per - 1) / per, run, &job);
+  const double work = static_cast<double>(p.N * p.OH) * p.OW * p.C * p.KH * p.KW;
+  detail::window_rows_parallel(threads, p.N * p.OH, work, [&](int64_t r0, int64_t r1) { fn(p, x, y, r0, r1); });
 }
 
 }  // namespace pte::linalg

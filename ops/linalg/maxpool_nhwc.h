@@ -1,22 +1,18 @@
 // pte-run linalg: f32 2-D max pooling on NHWC tensors (the XNNPACK delegate's
-// XNNMaxPooling2d): input [N, H, W, C], output [N, OH, OW, C], taps in the padding skipped,
+// XNNMaxPooling2d): input [N, H, W, C], output [N, OH, OW, C], taps in the padding left out,
 // the node's clamp fused. Each output pixel takes the maximum over its in-image taps,
 // channels vectorized (AVX-512F), output rows split over the claim pool.
 //
-// NaN: a tap's NaN is skipped (the maximum starts at -inf and keeps the running value when
+// NaN: a tap's NaN is left out (the maximum starts at -inf and keeps the running value when
 // the comparison fails), as the plain loops it replaced did; both variants agree bit for bit.
 #pragma once
 #include <cstdint>
 
+#include "ops/linalg/window_nhwc.h"
+
 namespace pte::linalg {
 
-struct MaxPoolNhwc {
-  int64_t N = 0, H = 0, W = 0, C = 0;
-  int64_t OH = 0, OW = 0;
-  int64_t KH = 1, KW = 1;
-  int64_t sh = 1, sw = 1, pad_top = 0, pad_left = 0, dh = 1, dw = 1;
-  float out_min = -__builtin_inff(), out_max = __builtin_inff();
-};
+using MaxPoolNhwc = WindowNhwc;  // (window_nhwc.h)
 
 // Output rows [r0, r1) of the flattened N x OH rows.
 void maxpool_nhwc_f32_scalar(const MaxPoolNhwc& p, const float* x, float* y, int64_t r0, int64_t r1);
