@@ -125,7 +125,7 @@ TEST_CASE("dwconv_nhwc: the reference matches plain loops; every ISA variant and
 }
 
 TEST_CASE("dwconv_nhwc: an inf in the image's first row reaches only the outputs whose windows hold it") {
-  // 3x3 SAME over 6 x 9: rows outside the image are skipped by every variant, never
+  // 3x3 SAME over 6 x 9: rows outside the image are left out by every variant, never
   // multiplied by zero (0 x inf would be a NaN the reference does not produce)
   DwconvNhwc p;
   p.N = 2, p.H = 6, p.W = 9, p.C = 21, p.KH = 3, p.KW = 3, p.pad_top = 1, p.pad_left = 1, p.OH = 6, p.OW = 9;
