@@ -36,7 +36,8 @@ uint16_t from_f32(DT t, float f) { return t == DT::F16 ? float_to_half_bits(f) :
 // A compute node's half result h (Convert t32 -> h) read by nothing but the next node's fp32
 // twin (Convert h -> u32), and not an external: the pair becomes one pass u32 = t32 rounded
 // through h's type, and h is never written (the same values; one pass and one node fewer on
-// every edge between two widened nodes: 602 of an fp16 SmolLM2 prefill's 1445 Converts).
+// every edge between two widened nodes: SmolLM2 fp16's prefill ran 843 fp32 -> fp16 Converts,
+// 603 after).
 void fuse_round_trips(const Graph& g, std::vector<Node>* nodes, std::vector<int32_t>* from) {
   std::vector<int32_t> readers(g.values.size(), 0), twin_at(g.values.size(), -1);
   for (size_t k = 0; k < nodes->size(); ++k) {

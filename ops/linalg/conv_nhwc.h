@@ -6,14 +6,17 @@
 // Kc = KH * KW * C in the filter's (kh, kw, c) order. At load the filter is packed into
 // slivers of kConvNhwcNr output channels ([Kc][32] each, zero-padded) followed by the bias
 // (padded, zeros without one): conv_nhwc_pack_f32. Per call each task takes a block of output
-// pixels and a range of slivers; per K block of at most 256 it gathers the pixels' input
-// patches into a row-major block on its stack (runs of channels: im2col for that block
-// only, never the whole image) and runs the micro-kernel on MR pixels x 32 channels, the
-// B sliver read contiguously from the packed filter. The first K block starts from the
-// bias, the last one clamps: one pass over the output. The gathered block (at most 96 pixels
-// x 288 floats, 110 KB) lives on the stack of the thread running the task: nothing is
-// allocated per call, but a caller's thread needs that much stack (glibc's default is 8 MB;
-// the claim pool's helpers have it).
+// pixels and a range of slivers, and per K block of at most 256 points the micro-kernel at
+// each pixel's row of A: a 1x1 stride-1 convolution's pixels in place; without dilation each
+// kernel row of a window in place (KW * C contiguous floats; zeros for rows outside the
+// image, a copy for a window that leaves it sideways); otherwise (dilation, or neighbouring
+// pixels a multiple of 4 KB apart) the pixels' patches gathered into a row-major block on
+// the task's stack (im2col for that block only). The micro-kernel runs MR pixels x 32
+// channels, the B sliver read contiguously from the packed filter; the first K block starts
+// from the bias, the last one clamps: one pass over the output. The gathered block (at most
+// 96 pixels x 288 floats, 110 KB) and the row pointers (6 KB) live on the stack of the
+// thread running the task: nothing is allocated per call, but a caller's thread needs that
+// much stack (glibc's default is 8 MB; the claim pool's helpers have it).
 //
 // Micro-kernels (conv_nhwc_ukernel_<isa>) are tested against the scalar reference
 // (ops/linalg/conv_nhwc_test.cpp), the whole convolution against plain loops.

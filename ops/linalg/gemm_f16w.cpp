@@ -195,6 +195,7 @@ void run_blocked_tile(F16wIsa isa, const FcF16w& p, int64_t m0, int64_t m1, int6
 // rows (the bias on the first block), while the next block's weight rows (the next tile's
 // first one after the last) are requested a slice per micro-tile: the weights stream from
 // memory once a prompt, and the conversion would otherwise wait for every line.
+static_assert(kTileN == kConvNhwcNr, "a column tile is one of conv_nhwc's slivers");
 using SliverFn = void (*)(const uint16_t* w, int64_t K, int64_t nc, int64_t kc, float* sl);
 
 void run_sliver_tiles(const FcF16w& p, ConvNhwcUkernel uk, int mr, SliverFn to_sliver, int64_t m0, int64_t m1,
