@@ -39,6 +39,11 @@ class KernelContext {
   // Per-instruction scratch memory, freed after the instruction; null when the
   // method's scratch arena is too small (the kernel should fail with a clear message).
   void* scratch(size_t bytes, size_t align = 64);
+  // The most bytes a scratch(bytes, align) call could get now.
+  size_t scratch_left(size_t align = 64) const {
+    const size_t start = (scratch_used_ + align - 1) / align * align;
+    return scratch_base_ && start < scratch_size_ ? scratch_size_ - start : 0;
+  }
   void set_scratch_arena(void* base, size_t bytes) { scratch_base_ = static_cast<uint8_t*>(base); scratch_size_ = bytes; scratch_used_ = 0; }
 
  private:

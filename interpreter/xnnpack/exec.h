@@ -119,6 +119,9 @@ bool run_pad(State& s, const Node& n);
 bool run_copy(State& s, const Node& n);
 bool run_convert(State& s, const Node& n);
 bool run_fully_connected_quantized(State& s, const Node& n);
+// Tests: how many dynamically quantized product groups have run in slices of rows because
+// their prepared activations did not fit the method's scratch (exec_quant.cpp).
+uint64_t qd8_sliced_runs();
 Status prepare_conv(const Graph& g, const Node& n, Prepared* p);
 Status prepare_fully_connected(const Graph& g, const Node& n, Prepared* p);
 Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared* p);

@@ -13,6 +13,7 @@
 // qd8_output (qgemm_qd8.h); the qd8 quantization parameters: quantize_qd8.cpp.
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -271,6 +272,56 @@ bool qd8_gemm_of(State& s, size_t k, QGemm* out) {
   return true;
 }
 
+// The products qs[0, count) (the same activations): as one group when their prepared
+// activations (M x K bytes and the block sums) fit the method's scratch; a long prompt's
+// may not (Qwen3-0.6B's 3072-wide down projection from 1366 tokens, 4 MB of scratch), and
+// then they run in slices of rows that fit, one after the other (each output row is its
+// own product: the same values), not on the scalar reference for want of memory.
+std::atomic<uint64_t> g_sliced{0};  // products run in slices (tests)
+
+void run_qd8_products(State& s, const QGemm* qs, size_t count) {
+  const int helpers = s.helper_thread ? s.ctx->claim_threads - 1 : 0;
+  auto need_for = [&](int64_t rows) {
+    size_t n = 0;
+    for (size_t j = 0; j < count; ++j) {
+      QGemm t = qs[j];
+      t.M = std::min(t.M, rows);
+      n = std::max(n, qgemm_qd8_scratch_bytes(t));
+    }
+    return n;
+  };
+  const int64_t M = qs[0].M;
+  const size_t left = s.ctx->scratch_left();
+  bool same_rows = true;
+  for (size_t j = 1; j < count; ++j) same_rows = same_rows && qs[j].M == M;
+  if (need_for(M) <= left || M <= 1 || !same_rows) {
+    if (need_for(M) > left && !same_rows) {  // (one by one, each sliced as it needs)
+      for (size_t j = 0; j < count; ++j) run_qd8_products(s, &qs[j], 1);
+      return;
+    }
+    qgemm_qd8_group(s.ctx->threadpool, qs, static_cast<int>(count), s.ctx->scratch(need_for(M)), QIsa::Auto, helpers);
+    return;
+  }
+  const int64_t nb = qs[0].block > 0 ? qs[0].K / qs[0].block : 0;
+  int64_t rows = std::min<int64_t>(M, static_cast<int64_t>(left / static_cast<size_t>(qs[0].K + 4 * nb + 1)));
+  if (rows > 16) rows = rows / 16 * 16;
+  while (rows > 1 && need_for(rows) > left) rows -= rows > 16 ? 16 : 1;
+  void* scratch = s.ctx->scratch(need_for(std::max<int64_t>(rows, 1)));
+  g_sliced.fetch_add(1, std::memory_order_relaxed);
+  for (int64_t m0 = 0; m0 < M; m0 += std::max<int64_t>(rows, 1)) {
+    QGemm part[kQd8GroupMax];
+    for (size_t j = 0; j < count; ++j) {
+      part[j] = qs[j];
+      part[j].M = std::min(std::max<int64_t>(rows, 1), M - m0);
+      part[j].x += m0 * qs[j].K;
+      if (part[j].x_scale) part[j].x_scale += m0;
+      if (part[j].x_zp) part[j].x_zp += m0;
+      part[j].y += m0 * qs[j].N;
+    }
+    qgemm_qd8_group(s.ctx->threadpool, part, static_cast<int>(count), scratch, QIsa::Auto, helpers);
+  }
+}
+
 // After the product: an empty K gives the bias; the node's output range.
 void qd8_finish(const Node& n, const QGemm& q) {
   if (q.K == 0)
@@ -279,6 +330,8 @@ void qd8_finish(const Node& n, const QGemm& q) {
 }
 
 }  // namespace
+
+uint64_t qd8_sliced_runs() { return g_sliced.load(std::memory_order_relaxed); }
 
 bool run_fully_connected_quantized(State& s, const Node& n) {
   const Value& vx = s.meta(n.in[0]);
@@ -289,14 +342,10 @@ bool run_fully_connected_quantized(State& s, const Node& n) {
     const size_t count = static_cast<size_t>(std::min(n.siblings, kQd8GroupMax - 1)) + 1;
     QGemm qs[kQd8GroupMax];
     if (s.node_index + count > s.g->nodes.size()) return s.ctx->fail("XNNFullyConnected: the product group runs past the graph");
-    size_t scratch = 0;  // (the products may differ in rows: one whose output is read at its last row only)
-    for (size_t j = 0; j < count; ++j) {
+    // (the products may differ in rows: one whose output is read at its last row only)
+    for (size_t j = 0; j < count; ++j)
       if (!qd8_gemm_of(s, s.node_index + j, &qs[j])) return false;
-      scratch = std::max(scratch, qgemm_qd8_scratch_bytes(qs[j]));
-    }
-    if (qs[0].K > 0)  // (one K for the group: fuse_qd8_siblings)
-      qgemm_qd8_group(s.ctx->threadpool, qs, static_cast<int>(count), s.ctx->scratch(scratch), QIsa::Auto,
-                      s.helper_thread ? s.ctx->claim_threads - 1 : 0);
+    if (qs[0].K > 0) run_qd8_products(s, qs, count);  // (one K for the group: fuse_qd8_siblings)
     for (size_t j = 0; j < count; ++j) qd8_finish(s.g->nodes[s.node_index + j], qs[j]);
     return true;
   }

@@ -245,7 +245,7 @@ TEST_CASE("llama::custom_sdpa.out: SmolLM2-like heads (D=64, GQA 3:1) over more 
   }
 }
 
-TEST_CASE("llama::custom_sdpa.out: a decode step split over threads (scores, softmax, value slabs) equals the one-row form bit for bit" *
+TEST_CASE("llama::custom_sdpa.out: a decode step split over threads (scores, softmax, value sums) equals the one-row form bit for bit" *
           doctest::skip(!pte::isa::cpu().avx512f)) {  // (the split is an AVX-512 form)
   struct Cfg { int B, Hq, Hkv, D, L, start; bool causal; int mask_blank; };
   const Cfg cfgs[] = {{1, 9, 3, 64, 2304, 1999, true, 0},    // SmolLM2's heads, four key blocks, the last partial
@@ -253,7 +253,9 @@ TEST_CASE("llama::custom_sdpa.out: a decode step split over threads (scores, sof
                       {1, 4, 2, 64, 1100, 1098, true, 0},    // keys left over in each block
                       {1, 3, 3, 32, 300, 250, true, 0},      // one query head a key head
                       {1, 6, 3, 64, 600, 0, false, 512},     // a mask whose first block is all -inf
-                      {1, 8, 2, 32, 1030, 0, false, 3}};     // a mask, blocks of 512 + 512 + 6 keys
+                      {1, 8, 2, 32, 1030, 0, false, 3},      // a mask, blocks of 512 + 512 + 6 keys
+                      {1, 16, 16, 128, 200, 127, true, 0},   // chunks of 16 keys; value rows in four units
+                      {1, 16, 4, 48, 700, 600, true, 0}};    // four query heads a key head, 3 vectors a head
   const uint64_t runs0 = pte::sdpa_decode_split_min_keys(-2);
   for (const Cfg& c : cfgs) {
     INFO("B=" << c.B << " Hq=" << c.Hq << " D=" << c.D << " L=" << c.L << " start=" << c.start);

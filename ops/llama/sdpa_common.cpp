@@ -861,25 +861,37 @@ __attribute__((target("avx512f"))) void sdpa_decode_rows_f32_avx512(void* p, siz
 // form above gives a key head (its R query heads) to one thread, so 3 key heads on 2
 // threads leave one idle a third of the time, and each thread's cold rows arrive
 // latency-bound. Here three passes, each shared by the threads:
-//   1. scores, in chunks of kSplitKeys keys (each score is its own product: the same
-//      functions as above, keys in groups of 16 where the block's groups of four allow);
+//   1. scores, in chunks of up to kSplitKeys keys (at least four a thread), every key
+//      head's for 16 keys before the next
+//      16 (each score is its own product: the same functions as above, keys in groups of
+//      16 where the block's groups of four allow);
 //   2. per query head, the softmax steps over the key blocks in order (the same
 //      function; the output's rescale factor exp(old max - new max) of each block kept
 //      instead of applied);
-//   3. the value sums, per key head and slab of 32 head-dim lanes (each lane's order is
-//      its own: blas_gemv1_value on a slab is the whole call's lanes), the blocks combined
-//      in order as the one-row form does: out = out * c + block sum.
-// Scratch: the weights of every query head (whole key blocks), the factors and sums.
+//   3. the value sums, per run of up to kSplitVecs 16-lane vectors of a cache row (the
+//      row's key heads side by side), eight keys at a time in MKL's one-row order for
+//      every vector of the run, the blocks combined in order as the one-row form does:
+//      out = out * c + block sum.
+// Both passes over the cache read its rows whole and in order: a row of Qwen3-0.6B's
+// cache is one 4 KB page, and one key head's 512 bytes of it at a time left each pass
+// waiting on a page per row (a slab of 32 lanes: 128 bytes of each page).
+// Scratch: the queries, the weights of every query head (whole key blocks), the factors
+// and sums.
 // From 128 keys (SmolLM2 8da4w, 2 threads, Zen 5 VM, per call against the one-row form: 11.6 ->
 // 10.3 us at 128 positions, 23 -> 20 at 256, 44 -> 34 at 512, 185 -> 145 at 2000; no gain at 64).
-constexpr int64_t kSplitKeys = 128;  // divides kKeyBlock
-constexpr int64_t kSplitSlab = 32;
+constexpr int64_t kSplitKeys = 128;  // divides kKeyBlock (and so do its halves down to 16)
+constexpr int64_t kSplitVecs = 32;   // at most, a value unit's vectors of a row
+constexpr int64_t kSplitAhead = 32 << 10;  // bytes of a unit's rows requested ahead of its reads (value units; 3/4 of it: keys)
 std::atomic<int64_t> g_split_min_keys{128};  // tests: 0 always (2 threads or more), -1 never
 std::atomic<uint64_t> g_split_runs{0};       // tests: how many calls took the split
 
 struct DecodeSplit {
   const SdpaJob<float>* job;
-  int64_t Hk, nblk, chunks, slabs;  // chunks and slabs per (batch, key head)
+  int64_t Hk, nblk, span, chunks;  // keys a chunk, chunks per batch
+  int64_t vper, vunits;      // value vectors per unit, units per batch
+  int64_t kahead;            // key rows requested ahead (a multiple of 16; 0: decode_scores_avx512's)
+  int64_t vahead;            // value rows requested ahead (a multiple of 8)
+  float (*qv)[kTileMaxDim];  // [B * Hq]: the queries
   float* sc;    // [B * Hq][nblk * kKeyBlock]
   float* fac;   // [B * Hq][nblk]: block n's rescale of the output (n > 0)
   float* sums;  // [B * Hq]
@@ -890,32 +902,34 @@ inline int64_t split_live(const SdpaArgs& a, int64_t n) {
   return a.causal ? std::min(nb, a.start_pos - n + 1) : nb;
 }
 
-// pass 1: unit = (batch, key head, chunk of keys)
+// pass 1: unit = (batch, chunk of keys)
 __attribute__((target("avx512f"))) void split_scores(void* p, size_t unit) {
   const DecodeSplit& sp = *static_cast<const DecodeSplit*>(p);
   const SdpaJob<float>& job = *sp.job;
   const SdpaArgs& a = *job.a;
   const int64_t D = job.D, R = job.reps;
-  const int64_t c = static_cast<int64_t>(unit) % sp.chunks, hk = static_cast<int64_t>(unit) / sp.chunks % sp.Hk,
-                b = static_cast<int64_t>(unit) / sp.chunks / sp.Hk;
-  const int64_t g0 = c * kSplitKeys, n = g0 / kKeyBlock * kKeyBlock;
+  const int64_t c = static_cast<int64_t>(unit) % sp.chunks, b = static_cast<int64_t>(unit) / sp.chunks;
+  const int64_t g0 = c * sp.span, n = g0 / kKeyBlock * kKeyBlock;
   const int64_t nb = std::min(kKeyBlock, a.kv_len - n), live = split_live(a, n);
-  const int64_t j0 = g0 - n, j1 = std::min(live, j0 + kSplitKeys);
+  const int64_t j0 = g0 - n, j1 = std::min(live, j0 + sp.span), grouped = std::min(live, nb / 4 * 4);
   if (j0 >= j1) return;
-  const Tensor &q = *a.q, &k = *a.k;
-  const int64_t ks = k.strides[1];
-  const float* kb = k.ptr<float>() + b * k.strides[0] + hk * k.strides[2];
-  alignas(64) float qv[4][kTileMaxDim];
+  const Tensor& k = *a.k;
+  const int64_t ks = k.strides[1], kh = k.strides[2];
+  const float* kb = k.ptr<float>() + b * k.strides[0];
   alignas(64) float t[kTileMaxDim][16];
+  // The first rows requested now; decode_scores_avx512 requests each next 16 as it goes,
+  // and where 16 rows are less than kSplitAhead bytes (short rows: SmolLM2's 768 bytes)
+  // each step also requests the 16 rows `ahead` further (SmolLM2's shapes, 2000 keys:
+  // ~150 -> ~130 us a call; Qwen3-0.6B's 4 KB rows measured best without).
+  const int64_t ahead = sp.kahead;
+  for (int64_t hk = 0; hk < sp.Hk; ++hk) prefetch_rows_l2(kb + hk * kh + (n + j0) * ks, ks, std::min(std::max<int64_t>(16, ahead), j1 - j0), D);
   float* sc[4];
-  for (int64_t r = 0; r < R; ++r) {
-    const int64_t h = hk * R + r;
-    const float* qp = q.ptr<float>() + b * q.strides[0] + h * q.strides[2];
-    for (int64_t d = 0; d < D; ++d) qv[r][d] = qp[d * q.strides[3]];
-    sc[r] = sp.sc + (b * job.Hq + h) * (sp.nblk * kKeyBlock) + n;
-  }
-  prefetch_rows_l2(kb + (n + j0) * ks, ks, j1 - j0, D);
-  decode_scores_avx512(kb, ks, n, nb, std::min(live, nb / 4 * 4), j0, j1, D, qv, R, sc, t);
+  for (int64_t j = j0; j < j1; j += 16)
+    for (int64_t hk = 0; hk < sp.Hk; ++hk) {
+      if (ahead && j + ahead < j1) prefetch_rows_l2(kb + hk * kh + (n + j + ahead) * ks, ks, std::min<int64_t>(16, j1 - j - ahead), D);
+      for (int64_t r = 0; r < R; ++r) sc[r] = sp.sc + (b * job.Hq + hk * R + r) * (sp.nblk * kKeyBlock) + n;
+      decode_scores_avx512(kb + hk * kh, ks, n, nb, grouped, j, std::min(j1, j + 16), D, sp.qv + b * job.Hq + hk * R, R, sc, t);
+    }
 }
 
 // pass 2: unit = (batch, query head)
@@ -942,34 +956,110 @@ __attribute__((target("avx512f"))) void split_softmax(void* p, size_t unit) {
   sp.sums[bh] = run_sum;
 }
 
-// pass 3: unit = (batch, key head, slab of head-dim lanes)
-__attribute__((target("avx512f"))) void split_values(void* p, size_t unit) {
-  const DecodeSplit& sp = *static_cast<const DecodeSplit*>(p);
+// key e's product fused onto key f's rounded one (a lambda would not inherit the target)
+__attribute__((target("avx512f"))) inline __m512 vpair8(const __m512* y, const float* pp, int e, int f) {
+  return _mm512_fmadd_ps(y[e], _mm512_set1_ps(pp[e]), _mm512_mul_ps(y[f], _mm512_set1_ps(pp[f])));
+}
+
+// pass 3: unit = (batch, run of vectors [u0, u1) of a cache row; vector u is 16 lanes of key
+// head u / (D / 16)). Per vector and query head, the lanes' sums in blas_gemv1_value's order
+// (each lane its own: first eight keys (y0 p0 + y2 p2 + ...) pairwise, each next eight onto
+// the sum, the keys left over by FMA); the sums kept in L1 between groups of eight keys.
+template <int R>
+__attribute__((target("avx512f"))) void split_values_r(const DecodeSplit& sp, int64_t b, int64_t u0, int64_t u1) {
   const SdpaJob<float>& job = *sp.job;
   const SdpaArgs& a = *job.a;
-  const int64_t D = job.D, R = job.reps;
-  const int64_t sl = static_cast<int64_t>(unit) % sp.slabs, hk = static_cast<int64_t>(unit) / sp.slabs % sp.Hk,
-                b = static_cast<int64_t>(unit) / sp.slabs / sp.Hk;
-  const int64_t d0 = sl * kSplitSlab, dn = std::min(kSplitSlab, D - d0);
+  const int64_t per = job.D / 16, nu = u1 - u0;
   const Tensor &v = *a.v, &o = *a.out;
   const int64_t vs = v.strides[1];
-  const float* vb = v.ptr<float>() + b * v.strides[0] + hk * v.strides[2] + d0;
-  alignas(64) float dst[4][kSplitSlab], blk[kSplitSlab];
+  const float* vb = v.ptr<float>() + b * v.strides[0];
+  alignas(64) float acc[R][kSplitVecs][16], dst[R][kSplitVecs][16];
+  const float* pw[R][kSplitVecs];  // each vector's weights (its query heads' rows)
+  int64_t off[kSplitVecs];         // each vector's offset in a cache row
+  for (int64_t i = 0; i < nu; ++i) {
+    const int64_t hk = (u0 + i) / per, dl = (u0 + i) % per;
+    off[i] = hk * v.strides[2] + dl * 16;
+    for (int r = 0; r < R; ++r) pw[r][i] = sp.sc + (b * job.Hq + hk * R + r) * (sp.nblk * kKeyBlock);
+  }
   for (int64_t bi = 0; bi < sp.nblk; ++bi) {
     const int64_t n = bi * kKeyBlock, nb = std::min(kKeyBlock, a.kv_len - n);
-    prefetch_rows_l2(vb + n * vs, vs, split_live(a, n), dn);
-    for (int64_t r = 0; r < R; ++r) {
-      const int64_t bh = b * job.Hq + hk * R + r;
-      blas_gemv1_value_avx512(vb + n * vs, vs, sp.sc + bh * (sp.nblk * kKeyBlock) + n, nb, dn, blk);
-      const float c = sp.fac[bh * sp.nblk + bi];
-      for (int64_t d = 0; d < dn; ++d) dst[r][d] = bi == 0 ? blk[d] : dst[r][d] * c + blk[d];
+    const float* rows = vb + n * vs;
+    // rows `ahead` of the one read are requested as it is read (across blocks); the first ones now
+    const int64_t ahead = sp.vahead, left = a.kv_len - n;
+    if (bi == 0)
+      for (int64_t j = 0; j < std::min(ahead, nb); ++j)
+        for (int64_t i = 0; i < nu; ++i) _mm_prefetch(reinterpret_cast<const char*>(rows + j * vs + off[i]), _MM_HINT_T0);
+    int64_t j = 0;
+    if (nb >= 8) {
+      const bool pf = ahead + 8 <= left;
+      for (int64_t i = 0; i < nu; ++i) {
+        const float* x = rows + off[i];
+        __m512 y[8];
+#pragma GCC unroll 8
+        for (int e = 0; e < 8; ++e) y[e] = _mm512_loadu_ps(x + e * vs);
+        if (pf)
+#pragma GCC unroll 8
+          for (int e = 0; e < 8; ++e) _mm_prefetch(reinterpret_cast<const char*>(x + (ahead + e) * vs), _MM_HINT_T0);
+        for (int r = 0; r < R; ++r) {
+          const float* pp = pw[r][i] + n;
+          _mm512_store_ps(acc[r][i], _mm512_add_ps(_mm512_add_ps(vpair8(y, pp, 0, 2), vpair8(y, pp, 1, 3)), _mm512_add_ps(vpair8(y, pp, 4, 6), vpair8(y, pp, 5, 7))));
+        }
+      }
+      for (j = 8; j + 8 <= nb; j += 8) {
+        const bool pf = j + ahead + 8 <= left;
+        for (int64_t i = 0; i < nu; ++i) {
+          const float* x = rows + j * vs + off[i];
+          __m512 y[8];
+#pragma GCC unroll 8
+          for (int e = 0; e < 8; ++e) y[e] = _mm512_loadu_ps(x + e * vs);
+          if (pf)
+#pragma GCC unroll 8
+            for (int e = 0; e < 8; ++e) _mm_prefetch(reinterpret_cast<const char*>(x + (ahead + e) * vs), _MM_HINT_T0);
+          for (int r = 0; r < R; ++r) {
+            const float* pp = pw[r][i] + n + j;
+            __m512 s = _mm512_fmadd_ps(y[6], _mm512_set1_ps(pp[6]), _mm512_load_ps(acc[r][i]));
+            s = _mm512_fmadd_ps(y[4], _mm512_set1_ps(pp[4]), s);
+            s = _mm512_add_ps(s, vpair8(y, pp, 5, 7));
+            _mm512_store_ps(acc[r][i], _mm512_add_ps(s, _mm512_add_ps(vpair8(y, pp, 0, 2), vpair8(y, pp, 1, 3))));
+          }
+        }
+      }
+    } else {
+      for (int r = 0; r < R; ++r)
+        for (int64_t i = 0; i < nu; ++i) _mm512_store_ps(acc[r][i], _mm512_setzero_ps());
     }
+    for (; j < nb; ++j)
+      for (int64_t i = 0; i < nu; ++i) {
+        const __m512 y = _mm512_loadu_ps(rows + j * vs + off[i]);
+        for (int r = 0; r < R; ++r)
+          _mm512_store_ps(acc[r][i], _mm512_fmadd_ps(y, _mm512_set1_ps(pw[r][i][n + j]), _mm512_load_ps(acc[r][i])));
+      }
+    for (int r = 0; r < R; ++r)
+      for (int64_t i = 0; i < nu; ++i) {
+        const int64_t bh = b * job.Hq + (u0 + i) / per * R + r;
+        const __m512 blk = _mm512_load_ps(acc[r][i]);
+        _mm512_store_ps(dst[r][i], bi == 0 ? blk : _mm512_add_ps(_mm512_mul_ps(_mm512_load_ps(dst[r][i]), _mm512_set1_ps(sp.fac[bh * sp.nblk + bi])), blk));
+      }
   }
-  for (int64_t r = 0; r < R; ++r) {
-    const int64_t h = hk * R + r;
-    float* op = o.ptr<float>() + b * o.strides[0] + h * o.strides[2] + d0 * o.strides[3];
-    const float inv = 1.f / sp.sums[b * job.Hq + h];
-    for (int64_t d = 0; d < dn; ++d) op[d * o.strides[3]] = dst[r][d] * inv;
+  for (int r = 0; r < R; ++r)
+    for (int64_t i = 0; i < nu; ++i) {
+      const int64_t hk = (u0 + i) / per, h = hk * R + r, d0 = (u0 + i) % per * 16;
+      float* op = o.ptr<float>() + b * o.strides[0] + h * o.strides[2] + d0 * o.strides[3];
+      const float inv = 1.f / sp.sums[b * job.Hq + h];
+      for (int64_t d = 0; d < 16; ++d) op[d * o.strides[3]] = dst[r][i][d] * inv;
+    }
+}
+
+__attribute__((target("avx512f"))) void split_values(void* p, size_t unit) {
+  const DecodeSplit& sp = *static_cast<const DecodeSplit*>(p);
+  const int64_t b = static_cast<int64_t>(unit) / sp.vunits, u0 = static_cast<int64_t>(unit) % sp.vunits * sp.vper;
+  const int64_t u1 = std::min(sp.Hk * (sp.job->D / 16), u0 + sp.vper);
+  if (u0 >= u1) return;
+  switch (sp.job->reps) {
+    case 1: return split_values_r<1>(sp, b, u0, u1);
+    case 2: return split_values_r<2>(sp, b, u0, u1);
+    case 3: return split_values_r<3>(sp, b, u0, u1);
+    default: return split_values_r<4>(sp, b, u0, u1);
   }
 }
 
@@ -984,16 +1074,32 @@ bool sdpa_decode_split_f32_avx512(KernelContext& ctx, const SdpaJob<float>& job,
   const int64_t B = a.q->sizes[0], Hk = job.Hq / job.reps;
   const int64_t nblk = (keys + kKeyBlock - 1) / kKeyBlock;  // blocks a causal query sees (all: no causality)
   const size_t rows = static_cast<size_t>(B * job.Hq);
-  const size_t bytes = rows * static_cast<size_t>(nblk * kKeyBlock + nblk + 1) * sizeof(float) + 128;
+  const size_t bytes = rows * static_cast<size_t>(kTileMaxDim + nblk * kKeyBlock + nblk + 1) * sizeof(float) + 128;
   auto* mem = static_cast<float*>(ctx.scratch(bytes));
   if (!mem) return false;
-  DecodeSplit sp{&job, Hk, nblk, (nblk - 1) * (kKeyBlock / kSplitKeys) + (split_live(a, (nblk - 1) * kKeyBlock) + kSplitKeys - 1) / kSplitKeys,
-                 (job.D + kSplitSlab - 1) / kSplitSlab, mem, nullptr, nullptr};
+  // value units: at least one a thread, at most kSplitVecs vectors each
+  const int64_t nv = Hk * (job.D / 16);
+  const int64_t parts = std::max<int64_t>(threads, (nv + kSplitVecs - 1) / kSplitVecs), vper = (nv + parts - 1) / parts;
+  int64_t span = kSplitKeys;
+  while (span > 16 && (keys + span - 1) / span < 4 * threads) span /= 2;
+  DecodeSplit sp{&job, Hk, nblk, span, (nblk - 1) * (kKeyBlock / span) + (split_live(a, (nblk - 1) * kKeyBlock) + span - 1) / span,
+                 vper, (nv + vper - 1) / vper, 0, 0, nullptr, nullptr, nullptr, nullptr};
+  const int64_t kahead = (kSplitAhead * 3 / 4 / (nv * 64) + 15) / 16 * 16;
+  sp.kahead = kahead > 16 && kahead < span ? kahead : 0;
+  sp.vahead = std::clamp<int64_t>((kSplitAhead / (vper * 64) + 7) / 8 * 8, 8, 256);
+  sp.qv = reinterpret_cast<float (*)[kTileMaxDim]>((reinterpret_cast<uintptr_t>(mem) + 63) & ~uintptr_t(63));
+  sp.sc = &sp.qv[rows][0];
   sp.fac = sp.sc + rows * static_cast<size_t>(nblk * kKeyBlock);
   sp.sums = sp.fac + rows * static_cast<size_t>(nblk);
-  linalg::claim_parallel_for(threads - 1, B * Hk * sp.chunks, split_scores, &sp);
+  const Tensor& q = *a.q;
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < job.Hq; ++h) {
+      const float* qp = q.ptr<float>() + b * q.strides[0] + h * q.strides[2];
+      for (int64_t d = 0; d < job.D; ++d) sp.qv[b * job.Hq + h][d] = qp[d * q.strides[3]];
+    }
+  linalg::claim_parallel_for(threads - 1, B * sp.chunks, split_scores, &sp);
   linalg::claim_parallel_for(threads - 1, static_cast<int64_t>(rows), split_softmax, &sp);
-  linalg::claim_parallel_for(threads - 1, B * Hk * sp.slabs, split_values, &sp);
+  linalg::claim_parallel_for(threads - 1, B * sp.vunits, split_values, &sp);
   g_split_runs.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
