@@ -294,12 +294,13 @@ void run_qd8_products(State& s, const QGemm* qs, size_t count) {
   const size_t left = s.ctx->scratch_left();
   bool same_rows = true;
   for (size_t j = 1; j < count; ++j) same_rows = same_rows && qs[j].M == M;
-  if (need_for(M) <= left || M <= 1 || !same_rows) {
-    if (need_for(M) > left && !same_rows) {  // (one by one, each sliced as it needs)
-      for (size_t j = 0; j < count; ++j) run_qd8_products(s, &qs[j], 1);
-      return;
-    }
-    qgemm_qd8_group(s.ctx->threadpool, qs, static_cast<int>(count), s.ctx->scratch(need_for(M)), QIsa::Auto, helpers);
+  const size_t need = need_for(M);
+  if (need <= left || M <= 1) {  // (one row that does not fit: the scalar reference, null scratch)
+    qgemm_qd8_group(s.ctx->threadpool, qs, static_cast<int>(count), s.ctx->scratch(need), QIsa::Auto, helpers);
+    return;
+  }
+  if (!same_rows) {  // one by one, each sliced as it needs
+    for (size_t j = 0; j < count; ++j) run_qd8_products(s, &qs[j], 1);
     return;
   }
   const int64_t nb = qs[0].block > 0 ? qs[0].K / qs[0].block : 0;
