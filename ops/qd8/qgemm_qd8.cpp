@@ -233,7 +233,8 @@ void plan_job(Job& j, size_t threads) {
   const QGemm& q = *j.t.q;
   const QIsa isa = j.t.isa;
   const size_t M = static_cast<size_t>(q.M), N = static_cast<size_t>(q.N);
-  if (threads <= 1) {
+  const bool quarters = M < 4 && q.wkind == QWeights::U4 && isa == QIsa::Avx512 && q.N >= 128 && q.block <= 32768;
+  if (threads <= 1 && !quarters) {
     j.kind = Job::Kind::Whole, j.tasks = 1;
     return;
   }
@@ -247,12 +248,16 @@ void plan_job(Job& j, size_t threads) {
     tn = std::max<size_t>(64, (N / (6 * threads) + 63) / 64 * 64);
   else if (M <= 8)
     tn = std::max<size_t>(16, (N / (4 * threads) + 15) / 16 * 16);
-  if (M < 4 && q.wkind == QWeights::U4 && isa == QIsa::Avx512 && q.N >= 128 && q.block <= 32768) {
+  if (quarters) {
     // decode: each task takes the same run of groups in each quarter of the columns (four
     // long streams at once; SmolLM2 8da4w decode ~5% faster than 64-column tiles); the
-    // columns past the quarters (< 64) are one more task
-    const int64_t quarter = q.N / 64, chunk = std::max<int64_t>(1, (quarter + static_cast<int64_t>(6 * threads) - 1) /
-                                                                       static_cast<int64_t>(6 * threads));
+    // columns past the quarters (< 64) are one more task. One thread too: one task (the
+    // whole filter in four adjacent groups at a time read ~26 GB/s on one core of the Zen 5
+    // VM, four quarters ~34: Qwen3-0.6B's 3072 x 1024 filters, cold)
+    const int64_t quarter = q.N / 64,
+                  chunk = threads <= 1 ? quarter
+                                       : std::max<int64_t>(1, (quarter + static_cast<int64_t>(6 * threads) - 1) /
+                                                                  static_cast<int64_t>(6 * threads));
     j.kind = Job::Kind::Quarters;
     j.qu = Quarters{&j.t, quarter, chunk, (quarter + chunk - 1) / chunk};
     j.tasks = static_cast<size_t>(j.qu.tasks) + (4 * quarter * 16 < q.N ? 1 : 0);
