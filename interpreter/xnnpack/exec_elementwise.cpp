@@ -4,6 +4,7 @@
 
 #include "interpreter/xnnpack/exec.h"
 #include "ops/elementwise/vbinary_f32.h"
+#include "ops/linalg/claim_pool.h"
 #include "ops/xnn_math/xnn_math.h"
 
 namespace pte::xnn {
@@ -32,13 +33,11 @@ void map(const float* x, float* y, int64_t n, F f) {
 
 }  // namespace
 
-bool run_unary(State& s, const Node& n) {
-  if (!need_f32(s, n, 1)) return false;
-  const Shape sh = s.v(n.in[0]).shape;
-  if (!s.set_shape(n.out, sh)) return false;
-  const float* x = s.ptr<float>(n.in[0]);
-  float* y = s.ptr<float>(n.out);
-  const int64_t c = sh.numel();
+namespace {
+
+// y[0, c) = op(x[0, c)), one element at a time (each element's value does not depend on
+// where a call starts or ends).
+bool unary_span(KernelContext& ctx, const Node& n, const float* x, float* y, int64_t c) {
   switch (n.op) {
     case Op::Abs: map(x, y, c, [](float v) { return std::fabs(v); }); break;
     case Op::Negate: map(x, y, c, [](float v) { return -v; }); break;
@@ -70,9 +69,58 @@ bool run_unary(State& s, const Node& n) {
       if (y != x) std::copy(x, x + c, y);
       break;
     default:
-      return s.ctx->fail("%s is not a unary node", op_name(n.op));
+      return ctx.fail("%s is not a unary node", op_name(n.op));
   }
   clamp_output(n, y, c);
+  return true;
+}
+
+// A prefill's activations (hundreds of KB to MB a node) go over the method's threads (the
+// claim pool, as ops/elementwise's loops) from kSplitMin elements, in tasks of whole runs
+// of kRun elements, so that a vector kernel's masked tail falls on the same elements as in
+// one call. Decode's operands stay on the calling thread.
+constexpr int64_t kRun = 64, kSplitMin = int64_t{1} << 18, kTaskMin = int64_t{1} << 13;
+int64_t split_tasks(const State& s, int64_t elems) {
+  const int64_t threads = s.ctx->claim_threads;
+  if (threads <= 1 || elems < kSplitMin) return 1;
+  return std::min<int64_t>(threads * 4, elems / kTaskMin);
+}
+struct UnaryJob {
+  KernelContext* ctx;
+  const Node* n;
+  const float* x;
+  float* y;
+  int64_t c, runs, tasks;
+  static void task(void* p, int64_t i) {
+    const auto& j = *static_cast<const UnaryJob*>(p);
+    const int64_t e0 = j.runs * i / j.tasks * kRun, e1 = std::min(j.c, j.runs * (i + 1) / j.tasks * kRun);
+    if (e1 > e0) unary_span(*j.ctx, *j.n, j.x + e0, j.y + e0, e1 - e0);
+  }
+};
+
+bool is_unary(Op op) {
+  switch (op) {
+    case Op::Abs: case Op::Negate: case Op::Square: case Op::SquareRoot: case Op::ReciprocalSquareRoot:
+    case Op::Floor: case Op::Ceiling: case Op::Sigmoid: case Op::Tanh: case Op::Exp: case Op::Log:
+    case Op::Sin: case Op::Cos: case Op::Gelu: case Op::Hardswish: case Op::LeakyReLU: case Op::ELU:
+    case Op::Clamp: case Op::Copy: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+bool run_unary(State& s, const Node& n) {
+  if (!need_f32(s, n, 1)) return false;
+  const Shape sh = s.v(n.in[0]).shape;
+  if (!s.set_shape(n.out, sh)) return false;
+  const float* x = s.ptr<float>(n.in[0]);
+  float* y = s.ptr<float>(n.out);
+  const int64_t c = sh.numel();
+  const int64_t tasks = split_tasks(s, c);
+  if (tasks <= 1 || !is_unary(n.op)) return unary_span(*s.ctx, n, x, y, c);
+  UnaryJob job{s.ctx, &n, x, y, c, (c + kRun - 1) / kRun, tasks};
+  linalg::claim_parallel_for(s.ctx->claim_threads - 1, tasks, UnaryJob::task, &job);
   return true;
 }
 
@@ -101,19 +149,23 @@ void bstrides(const Shape& a, const Shape& o, int64_t* st) {
   }
 }
 
-// Calls row(py, pa, ia, pb, ib, n) for every output row of the last dimension (element
-// strides ia, ib: 0 when that input is broadcast along it).
+// Calls row(py, pa, ia, pb, ib, n) for output rows [r0, r1) of the last dimension (element
+// strides ia, ib: 0 when that input is broadcast along it); r1 < 0: to the last row.
 template <class Row>
-void binary_rows(const Shape& o, const float* a, const int64_t* sa, const float* b, const int64_t* sb, float* y, Row row) {
+void binary_rows(const Shape& o, const float* a, const int64_t* sa, const float* b, const int64_t* sb, float* y, Row row,
+                 int64_t r0 = 0, int64_t r1 = -1) {
   if (o.n == 0) {
-    row(y, a, 0, b, 0, 1);
+    if (r0 == 0) row(y, a, 0, b, 0, 1);
     return;
   }
   const int last = o.n - 1;
   const int64_t inner = o.d[last], ia = sa[last], ib = sb[last];
   const int64_t outer = inner ? o.numel() / inner : 0;
+  if (r1 < 0 || r1 > outer) r1 = outer;
+  if (r0 >= r1) return;
   int64_t idx[kMaxDims] = {};
-  for (int64_t r = 0; r < outer; ++r) {
+  for (int64_t d = last - 1, rem = r0; d >= 0; --d) idx[d] = rem % o.d[d], rem /= o.d[d];
+  for (int64_t r = r0; r < r1; ++r) {
     int64_t oa = 0, ob = 0;
     for (int d = 0; d < last; ++d) oa += idx[d] * sa[d], ob += idx[d] * sb[d];
     row(y + r * inner, a + oa, ia, b + ob, ib, inner);
@@ -125,55 +177,94 @@ void binary_rows(const Shape& o, const float* a, const int64_t* sa, const float*
 }
 
 template <class F>
-void binary_loop(const Shape& o, const float* a, const int64_t* sa, const float* b, const int64_t* sb, float* y, F f) {
-  binary_rows(o, a, sa, b, sb, y, [f](float* py, const float* pa, int64_t ia, const float* pb, int64_t ib, int64_t n) {
-    if (ia == 1 && ib == 1)
-      for (int64_t j = 0; j < n; ++j) py[j] = f(pa[j], pb[j]);
-    else if (ia == 1 && ib == 0)
-      for (int64_t j = 0; j < n; ++j) py[j] = f(pa[j], pb[0]);
-    else if (ia == 0 && ib == 1)
-      for (int64_t j = 0; j < n; ++j) py[j] = f(pa[0], pb[j]);
-    else
-      for (int64_t j = 0; j < n; ++j) py[j] = f(pa[j * ia], pb[j * ib]);
-  });
+void binary_loop(const Shape& o, const float* a, const int64_t* sa, const float* b, const int64_t* sb, float* y, F f, int64_t r0,
+                 int64_t r1) {
+  binary_rows(
+      o, a, sa, b, sb, y,
+      [f](float* py, const float* pa, int64_t ia, const float* pb, int64_t ib, int64_t n) {
+        if (ia == 1 && ib == 1)
+          for (int64_t j = 0; j < n; ++j) py[j] = f(pa[j], pb[j]);
+        else if (ia == 1 && ib == 0)
+          for (int64_t j = 0; j < n; ++j) py[j] = f(pa[j], pb[0]);
+        else if (ia == 0 && ib == 1)
+          for (int64_t j = 0; j < n; ++j) py[j] = f(pa[0], pb[j]);
+        else
+          for (int64_t j = 0; j < n; ++j) py[j] = f(pa[j * ia], pb[j * ib]);
+      },
+      r0, r1);
+}
+
+struct BinaryJob {
+  const Node* n;
+  Shape so;
+  const float *a, *b;
+  int64_t st_a[kMaxDims], st_b[kMaxDims];
+  float* y;
+  int64_t rows, inner, tasks;
+  // Output rows [r0, r1) (r1 < 0: all), then the node's output range over them.
+  void span(int64_t r0, int64_t r1) const {
+    // Add and Multiply rows by the ops/ vector form where this CPU has one (each element
+    // the same single rounding as the loop)
+    const ew::VRowF32 simd = n->op == Op::Add ? ew::vaddmul_row_f32_simd(false)
+                             : n->op == Op::Multiply ? ew::vaddmul_row_f32_simd(true) : nullptr;
+    if (simd) {
+      binary_rows(so, a, st_a, b, st_b, y, simd, r0, r1);
+    } else {
+      switch (n->op) {
+        case Op::Add: binary_loop(so, a, st_a, b, st_b, y, [](float p, float q) { return p + q; }, r0, r1); break;
+        case Op::Subtract: binary_loop(so, a, st_a, b, st_b, y, [](float p, float q) { return p - q; }, r0, r1); break;
+        case Op::Multiply: binary_loop(so, a, st_a, b, st_b, y, [](float p, float q) { return p * q; }, r0, r1); break;
+        case Op::Div: binary_loop(so, a, st_a, b, st_b, y, [](float p, float q) { return p / q; }, r0, r1); break;
+        case Op::Minimum: binary_loop(so, a, st_a, b, st_b, y, [](float p, float q) { return std::min(p, q); }, r0, r1); break;
+        case Op::Maximum: binary_loop(so, a, st_a, b, st_b, y, [](float p, float q) { return std::max(p, q); }, r0, r1); break;
+        case Op::PReLU: binary_loop(so, a, st_a, b, st_b, y, [](float p, float q) { return p < 0 ? p * q : p; }, r0, r1); break;
+        default: return;
+      }
+    }
+    const int64_t e0 = so.n == 0 ? 0 : r0 * inner, e1 = so.n == 0 ? 1 : (r1 < 0 ? rows : r1) * inner;
+    clamp_output(*n, y + e0, e1 - e0);
+  }
+  static void task(void* p, int64_t i) {
+    const auto& j = *static_cast<const BinaryJob*>(p);
+    const int64_t r0 = j.rows * i / j.tasks, r1 = j.rows * (i + 1) / j.tasks;
+    if (r1 > r0) j.span(r0, r1);
+  }
+};
+
+bool is_binary(Op op) {
+  switch (op) {
+    case Op::Add: case Op::Subtract: case Op::Multiply: case Op::Div: case Op::Minimum: case Op::Maximum: case Op::PReLU:
+      return true;
+    default: return false;
+  }
 }
 
 }  // namespace
 
 bool run_binary(State& s, const Node& n) {
   if (!need_f32(s, n, 2)) return false;
+  if (!is_binary(n.op)) return s.ctx->fail("%s is not a binary node", op_name(n.op));
+  BinaryJob j{};
+  j.n = &n;
   const Shape sa = s.v(n.in[0]).shape, sb = s.v(n.in[1]).shape;
-  Shape so;
-  if (!broadcast(sa, sb, &so)) return s.ctx->fail("%s: shapes do not broadcast", op_name(n.op));
-  if (!s.set_shape(n.out, so)) return false;
-  int64_t st_a[kMaxDims], st_b[kMaxDims];
-  bstrides(sa, so, st_a);
-  bstrides(sb, so, st_b);
-  const float* a = s.ptr<float>(n.in[0]);
-  const float* b = s.ptr<float>(n.in[1]);
-  float* y = s.ptr<float>(n.out);
-  if (so.numel() == 0) return true;
-  // Add and Multiply rows by the ops/ vector form where this CPU has one (each element
-  // the same single rounding as the loop; the activations of a prefill chunk are
-  // hundreds of KiB per node)
-  const ew::VRowF32 simd = n.op == Op::Add ? ew::vaddmul_row_f32_simd(false)
-                           : n.op == Op::Multiply ? ew::vaddmul_row_f32_simd(true) : nullptr;
-  if (simd) {
-    binary_rows(so, a, st_a, b, st_b, y, simd);
-    clamp_output(n, y, so.numel());
-    return true;
+  if (!broadcast(sa, sb, &j.so)) return s.ctx->fail("%s: shapes do not broadcast", op_name(n.op));
+  if (!s.set_shape(n.out, j.so)) return false;
+  bstrides(sa, j.so, j.st_a);
+  bstrides(sb, j.so, j.st_b);
+  j.a = s.ptr<float>(n.in[0]);
+  j.b = s.ptr<float>(n.in[1]);
+  j.y = s.ptr<float>(n.out);
+  const int64_t count = j.so.numel();
+  if (count == 0) return true;
+  j.inner = j.so.n == 0 ? 1 : j.so.d[j.so.n - 1];
+  j.rows = j.so.n == 0 ? 1 : count / j.inner;
+  // a prefill's operands over the method's threads, in whole rows (as the unary nodes)
+  j.tasks = std::min(split_tasks(s, count), j.rows);
+  if (j.tasks <= 1) {
+    j.span(0, -1);
+  } else {
+    linalg::claim_parallel_for(s.ctx->claim_threads - 1, j.tasks, BinaryJob::task, &j);
   }
-  switch (n.op) {
-    case Op::Add: binary_loop(so, a, st_a, b, st_b, y, [](float p, float q) { return p + q; }); break;
-    case Op::Subtract: binary_loop(so, a, st_a, b, st_b, y, [](float p, float q) { return p - q; }); break;
-    case Op::Multiply: binary_loop(so, a, st_a, b, st_b, y, [](float p, float q) { return p * q; }); break;
-    case Op::Div: binary_loop(so, a, st_a, b, st_b, y, [](float p, float q) { return p / q; }); break;
-    case Op::Minimum: binary_loop(so, a, st_a, b, st_b, y, [](float p, float q) { return std::min(p, q); }); break;
-    case Op::Maximum: binary_loop(so, a, st_a, b, st_b, y, [](float p, float q) { return std::max(p, q); }); break;
-    case Op::PReLU: binary_loop(so, a, st_a, b, st_b, y, [](float p, float q) { return p < 0 ? p * q : p; }); break;
-    default: return s.ctx->fail("%s is not a binary node", op_name(n.op));
-  }
-  clamp_output(n, y, so.numel());
   return true;
 }
 
