@@ -48,6 +48,12 @@ class DenormalsOff {
   ~DenormalsOff() { write(saved_); }
   DenormalsOff(const DenormalsOff&) = delete;
   DenormalsOff& operator=(const DenormalsOff&) = delete;
+  // The calling thread's whole floating-point control word (MXCSR / FPCR / FPSCR): the claim
+  // pool's helpers take the caller's for each job (ops/linalg/claim_pool.cpp).
+  static uint64_t control() { return read(); }
+  static void set_control(uint64_t v) { write(v); }
+  // Whether flush-to-zero is on for the calling thread.
+  static bool on() { return kBits != 0 && (read() & kBits) == kBits; }
 
  private:
 #if defined(__x86_64__) || defined(__i386__)

@@ -122,6 +122,8 @@ bool run_fully_connected_quantized(State& s, const Node& n);
 // Tests: how many dynamically quantized product groups have run in slices of rows because
 // their prepared activations did not fit the method's scratch (exec_quant.cpp).
 uint64_t qd8_sliced_runs();
+// Unary / binary fp32 nodes run split over the method's threads (exec_elementwise.cpp), for tests.
+uint64_t elementwise_split_runs();
 Status prepare_conv(const Graph& g, const Node& n, Prepared* p);
 Status prepare_fully_connected(const Graph& g, const Node& n, Prepared* p);
 Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared* p);

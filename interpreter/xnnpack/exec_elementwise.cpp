@@ -1,5 +1,6 @@
 // pte-run XNNPACK delegate: unary and binary elementwise nodes, clamp, softmax (fp32).
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include "interpreter/xnnpack/exec.h"
@@ -80,6 +81,7 @@ bool unary_span(KernelContext& ctx, const Node& n, const float* x, float* y, int
 // of kRun elements, so that a vector kernel's masked tail falls on the same elements as in
 // one call. Decode's operands stay on the calling thread.
 constexpr int64_t kRun = 64, kSplitMin = int64_t{1} << 18, kTaskMin = int64_t{1} << 13;
+std::atomic<uint64_t> g_splits{0};
 int64_t split_tasks(const State& s, int64_t elems) {
   const int64_t threads = s.ctx->claim_threads;
   if (threads <= 1 || elems < kSplitMin) return 1;
@@ -120,6 +122,7 @@ bool run_unary(State& s, const Node& n) {
   const int64_t tasks = split_tasks(s, c);
   if (tasks <= 1 || !is_unary(n.op)) return unary_span(*s.ctx, n, x, y, c);
   UnaryJob job{s.ctx, &n, x, y, c, (c + kRun - 1) / kRun, tasks};
+  g_splits.fetch_add(1, std::memory_order_relaxed);
   linalg::claim_parallel_for(s.ctx->claim_threads - 1, tasks, UnaryJob::task, &job);
   return true;
 }
@@ -263,10 +266,13 @@ bool run_binary(State& s, const Node& n) {
   if (j.tasks <= 1) {
     j.span(0, -1);
   } else {
+    g_splits.fetch_add(1, std::memory_order_relaxed);
     linalg::claim_parallel_for(s.ctx->claim_threads - 1, j.tasks, BinaryJob::task, &j);
   }
   return true;
 }
+
+uint64_t elementwise_split_runs() { return g_splits.load(std::memory_order_relaxed); }
 
 bool run_softmax(State& s, const Node& n) {
   if (!need_f32(s, n, 1)) return false;

@@ -1181,3 +1181,47 @@ TEST_CASE("xnnpack: qdint8 products of one tensor run as one group (one Convert,
         }
     }
 }
+
+TEST_CASE("xnnpack: large unary and binary nodes split over two threads keep flush-to-zero on every thread (same values as one thread)") {
+  // 600 x 512 = 307200 elements: past the split's 2^18. Products of two 1e-20s (1e-40) and
+  // squares of 1e-20 are subnormal: flushed to +0 under the delegate's FTZ / DAZ, on the
+  // helper's rows as on the caller's.
+  const int R = 600, C = 512, N = R * C;
+  Builder b;
+  uint32_t x = b.fvalue({uint32_t(R), uint32_t(C)}, 0, 1), y = b.fvalue({uint32_t(R), uint32_t(C)}, 1, 1);
+  uint32_t m = b.fvalue({uint32_t(R), uint32_t(C)}, 2, 2), sq = b.fvalue({uint32_t(R), uint32_t(C)}, 3, 2);
+  b.binary(fx::XNodeUnion::XNNMultiply, x, y, m);
+  b.unary(fx::XNodeUnion::XNNSquare, x, sq);
+  auto blob = b.blob();
+  std::vector<float> xv(N), yv(N);
+  for (int i = 0; i < N; ++i) xv[i] = i % 3 == 0 ? 1e-20f : 1.5f + float(i % 7), yv[i] = i % 5 == 0 ? 1e-20f : 2.0f;
+  std::vector<float> res[2][2];
+  for (int threads : {1, 2}) {
+    std::unique_ptr<BackendInstance> inst;
+    Status s = make(blob, &inst);
+    REQUIRE_MESSAGE(s, s.message());
+    HostT a({R, C}, xv), c({R, C}, yv), o1({R, C}, {}, N), o2({R, C}, {}, N);
+    EValue* args[] = {&a.ev, &c.ev, &o1.ev, &o2.ev};
+    KernelContext ctx;
+    ctx.claim_threads = threads;
+    const uint64_t before = xnn::elementwise_split_runs();
+    REQUIRE(inst->execute(ctx, args, 4));
+    CHECK(xnn::elementwise_split_runs() - before == (threads == 2 ? 2u : 0u));  // both nodes split (two threads only)
+    res[threads - 1][0] = o1.data, res[threads - 1][1] = o2.data;
+  }
+  int subnormal = 0, flushed = 0, differ = 0, tiny = 0;
+  for (int i = 0; i < N; ++i) {
+    const float p = xv[i] * yv[i], q = xv[i] * xv[i];  // (this thread: no FTZ)
+    tiny += (std::fpclassify(p) == FP_SUBNORMAL) + (std::fpclassify(q) == FP_SUBNORMAL);
+    for (int t = 0; t < 2; ++t) {
+      subnormal += std::fpclassify(res[t][0][i]) == FP_SUBNORMAL || std::fpclassify(res[t][1][i]) == FP_SUBNORMAL;
+      flushed += (std::fpclassify(p) == FP_SUBNORMAL && res[t][0][i] == 0.0f) + (std::fpclassify(q) == FP_SUBNORMAL && res[t][1][i] == 0.0f);
+      differ += std::memcmp(&res[t][0][i], &res[0][0][i], 4) != 0 || std::memcmp(&res[t][1][i], &res[0][1][i], 4) != 0;
+    }
+    if (std::fpclassify(p) != FP_SUBNORMAL) CHECK(res[1][0][i] == p);
+  }
+  CHECK(subnormal == 0);
+  CHECK(tiny == N / 15 + N / 3);  // i % 15 == 0 products and i % 3 == 0 squares
+  CHECK(flushed == 2 * tiny);     // flushed in both runs
+  CHECK(differ == 0);
+}

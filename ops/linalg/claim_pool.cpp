@@ -48,6 +48,7 @@ class ClaimPool {
   void run(int64_t ntiles, void (*fn)(void*, int64_t), void* ctx) {
     fn_.store(fn, std::memory_order_relaxed);
     ctx_.store(ctx, std::memory_order_relaxed);
+    fpc_.store(isa::DenormalsOff::control(), std::memory_order_relaxed);
     done_.store(0, std::memory_order_relaxed);
     const uint64_t gen = (gen_of(word_.load(std::memory_order_relaxed)) + 1) & ((uint64_t(1) << (64 - kGenShift)) - 1);
     // seq_cst store and load: either a helper about to sleep sees the new generation,
@@ -75,6 +76,7 @@ class ClaimPool {
   void loop() {
     t_in_job = true;  // tiles run here call nested parallel loops inline
     uint64_t seen = 0;  // last generation this helper worked on
+    uint64_t fpc_now = isa::DenormalsOff::control();  // this thread's floating-point control word
     while (!stop_.load(std::memory_order_relaxed)) {
       uint64_t w = word_.load(std::memory_order_acquire);
       if (gen_of(w) == seen) {
@@ -101,8 +103,12 @@ class ClaimPool {
       for (;;) {
         auto fn = fn_.load(std::memory_order_relaxed);
         void* ctx = ctx_.load(std::memory_order_relaxed);
+        const uint64_t fpc = fpc_.load(std::memory_order_relaxed);
         if (gen_of(w) != seen || next_of(w) >= count_of(w)) break;
         if (!word_.compare_exchange_weak(w, w + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
+        // the caller's floating-point mode (the XNNPACK delegate runs with flush-to-zero,
+        // portable kernels without): a tile gives the same bits on either thread
+        if (fpc != fpc_now) isa::DenormalsOff::set_control(fpc), fpc_now = fpc;
         fn(ctx, next_of(w));
         ++mine;
         w = word_.load(std::memory_order_acquire);
@@ -116,6 +122,7 @@ class ClaimPool {
   alignas(64) std::atomic<uint64_t> word_{0};
   std::atomic<void (*)(void*, int64_t)> fn_{nullptr};
   std::atomic<void*> ctx_{nullptr};
+  std::atomic<uint64_t> fpc_{0};  // the caller's floating-point control word
   alignas(64) std::atomic<int64_t> done_{0};
   std::atomic<int> sleepers_{0};
   alignas(64) std::atomic<bool> stop_{false};
