@@ -658,7 +658,7 @@ constexpr int64_t kTileGroupRows = 6;
 // end before j0 none. Full: all four key vectors are this slab's; else the first ng.
 template <int G, bool Full>
 __attribute__((target("avx512f"))) void tile_scores(const float (*t)[kTileMaxDim][16], const float (*qv)[kTileMaxDim], int64_t D,
-                                                   int64_t ng, int64_t j0, float* const* sc, const int64_t* live) {
+                                                   int64_t ng, int64_t j0, float (*sc)[kKeyBlock], const int64_t* live) {
   __m512 acc[G][4];
 #pragma GCC unroll 6
   for (int r = 0; r < G; ++r)
@@ -686,26 +686,13 @@ __attribute__((target("avx512f"))) void tile_scores(const float (*t)[kTileMaxDim
       if (g < ngp) _mm512_storeu_ps(sc[r] + j0 + 16 * g, acc[r][g]);
   }
 }
-using TileScoreFn = void (*)(const float (*)[kTileMaxDim][16], const float (*)[kTileMaxDim], int64_t, int64_t, int64_t,
-                             float* const*, const int64_t*);
-template <bool Full>
-TileScoreFn tile_scores_fn(int64_t g) {
-  switch (g) {
-    case 1: return tile_scores<1, Full>;
-    case 2: return tile_scores<2, Full>;
-    case 3: return tile_scores<3, Full>;
-    case 4: return tile_scores<4, Full>;
-    case 5: return tile_scores<5, Full>;
-    default: return tile_scores<6, Full>;
-  }
-}
 
 // The value sums of G rows of a tile over one key block: dst[g][d] (+)= sum_j v[j][d] sc[g][j]
 // for j < live[g] (ascending in g), an FMA chain in key order per output, 64 outputs at a
 // time.
 template <int G>
-__attribute__((target("avx512f"))) void tile_values(const float* vb, int64_t vs, int64_t D, float* const* sc, float* const* dst,
-                                                   const int64_t* live, bool first) {
+__attribute__((target("avx512f"))) void tile_values(const float* vb, int64_t vs, int64_t D, const float (*sc)[kKeyBlock],
+                                                   float (*dst)[kTileMaxDim], const int64_t* live, bool first) {
   for (int64_t d0 = 0; d0 < D; d0 += 64) {
     __mmask16 m[4];
     for (int i = 0; i < 4; ++i) {
@@ -747,6 +734,18 @@ __attribute__((target("avx512f"))) void tile_values(const float* vb, int64_t vs,
   }
 }
 
+// The group kernels for G = 1..6 rows (scores: all four key vectors this slab's, or not).
+struct TileGroup {
+  void (*scores_full)(const float (*)[kTileMaxDim][16], const float (*)[kTileMaxDim], int64_t, int64_t, int64_t,
+                      float (*)[kKeyBlock], const int64_t*);
+  decltype(scores_full) scores_part;
+  void (*values)(const float*, int64_t, int64_t, const float (*)[kKeyBlock], float (*)[kTileMaxDim], const int64_t*, bool);
+};
+template <int G>
+constexpr TileGroup tile_group() { return {tile_scores<G, true>, tile_scores<G, false>, tile_values<G>}; }
+constexpr TileGroup kTileGroups[kTileGroupRows] = {tile_group<1>(), tile_group<2>(), tile_group<3>(),
+                                                   tile_group<4>(), tile_group<5>(), tile_group<6>()};
+
 template <int R>
 __attribute__((target("avx512f"))) void sdpa_tile_f32_avx512(const SdpaJob<float>& job, int64_t b, int64_t hk, int64_t s0, int64_t P) {
   const SdpaArgs& a = *job.a;
@@ -773,9 +772,10 @@ __attribute__((target("avx512f"))) void sdpa_tile_f32_avx512(const SdpaJob<float
     if (a.causal)
       while (p0 < P && n > a.start_pos + s0 + p0) ++p0;
     if (p0 == P) break;
-    int64_t live[kTileRows];
-    for (int64_t p = p0; p < P; ++p) live[p] = a.causal ? std::min(nb, a.start_pos + s0 + p - n + 1) : nb;
-    const int64_t maxlive = live[P - 1];
+    int64_t live[kTileRows];  // per row: the keys of this block its position sees
+    for (int64_t p = p0; p < P; ++p)
+      for (int r = 0; r < R; ++r) live[p * R + r] = a.causal ? std::min(nb, a.start_pos + s0 + p - n + 1) : nb;
+    const int64_t maxlive = live[P * R - 1];
     for (int64_t j0 = 0; j0 < maxlive; j0 += 64) {
       const int64_t ng = std::min<int64_t>(4, (maxlive - j0 + 15) / 16);
       for (int64_t j = j0 + 64; j < std::min(maxlive, j0 + 128); ++j)
@@ -795,40 +795,22 @@ __attribute__((target("avx512f"))) void sdpa_tile_f32_avx512(const SdpaJob<float
         }
       }
       for (int64_t i0 = p0 * R; i0 < P * R; i0 += kTileGroupRows) {
-        const int64_t g = std::min(kTileGroupRows, P * R - i0);
-        float* scr[kTileGroupRows];
-        int64_t liv[kTileGroupRows];
-        for (int64_t i = 0; i < g; ++i) scr[i] = sc[i0 + i], liv[i] = live[(i0 + i) / R];
-        const TileScoreFn fn = ng == 4 ? tile_scores_fn<true>(g) : tile_scores_fn<false>(g);
-        fn(t, qv + i0, D, ng, j0, scr, liv);
+        const TileGroup& tg = kTileGroups[std::min(kTileGroupRows, P * R - i0) - 1];
+        (ng == 4 ? tg.scores_full : tg.scores_part)(t, qv + i0, D, ng, j0, sc + i0, live + i0);
       }
     }
     for (int64_t p = p0; p < P; ++p) {
       const float* mrow = a.mask ? a.mask->ptr<float>() + (s0 + p) * a.mask->strides[0] : nullptr;
       for (int r = 0; r < R; ++r) {
         float* row = sc[p * R + r];
-        const float bmax = scale_scores(row, live[p], a.scale, mrow ? mrow + n * a.mask->strides[1] : nullptr, mrow ? a.mask->strides[1] : 0);
-        softmax_block_avx512_live(row, nb, live[p], bmax, n > 0, dst[p * R + r], D, &run_max[p * R + r], &run_sum[p * R + r]);
+        const float bmax = scale_scores(row, live[p * R], a.scale, mrow ? mrow + n * a.mask->strides[1] : nullptr, mrow ? a.mask->strides[1] : 0);
+        softmax_block_avx512_live(row, nb, live[p * R], bmax, n > 0, dst[p * R + r], D, &run_max[p * R + r], &run_sum[p * R + r]);
       }
     }
     // the value sums, up to six rows a pass over the block's value rows (keys past a row's
     // `live`: weight 0, skipped as in the row form)
-    for (int64_t i0 = p0 * R; i0 < P * R; i0 += kTileGroupRows) {
-      const int64_t g = std::min(kTileGroupRows, P * R - i0);
-      float* scr[kTileGroupRows];
-      float* dstr[kTileGroupRows];
-      int64_t liv[kTileGroupRows];
-      for (int64_t i = 0; i < g; ++i) scr[i] = sc[i0 + i], dstr[i] = dst[i0 + i], liv[i] = live[(i0 + i) / R];
-      const float* vn = vb + n * vs;
-      switch (g) {
-        case 1: tile_values<1>(vn, vs, D, scr, dstr, liv, n == 0); break;
-        case 2: tile_values<2>(vn, vs, D, scr, dstr, liv, n == 0); break;
-        case 3: tile_values<3>(vn, vs, D, scr, dstr, liv, n == 0); break;
-        case 4: tile_values<4>(vn, vs, D, scr, dstr, liv, n == 0); break;
-        case 5: tile_values<5>(vn, vs, D, scr, dstr, liv, n == 0); break;
-        default: tile_values<6>(vn, vs, D, scr, dstr, liv, n == 0); break;
-      }
-    }
+    for (int64_t i0 = p0 * R; i0 < P * R; i0 += kTileGroupRows)
+      kTileGroups[std::min(kTileGroupRows, P * R - i0) - 1].values(vb + n * vs, vs, D, sc + i0, dst + i0, live + i0, n == 0);
   }
   for (int64_t p = 0; p < P; ++p)
     for (int r = 0; r < R; ++r) {
