@@ -5,7 +5,7 @@
 
 #include "interpreter/xnnpack/exec.h"
 #include "ops/elementwise/vbinary_f32.h"
-#include "ops/linalg/claim_pool.h"
+#include "ops/elementwise/elementwise.h"
 #include "ops/xnn_math/xnn_math.h"
 
 namespace pte::xnn {
@@ -76,39 +76,22 @@ bool unary_span(KernelContext& ctx, const Node& n, const float* x, float* y, int
   return true;
 }
 
-// A prefill's activations (hundreds of KB to MB a node) go over the method's threads (the
-// claim pool, as ops/elementwise's loops) from kSplitMin elements, in tasks of whole runs
-// of kRun elements, so that a vector kernel's masked tail falls on the same elements as in
-// one call. Decode's operands stay on the calling thread.
-constexpr int64_t kRun = 64, kSplitMin = int64_t{1} << 18, kTaskMin = int64_t{1} << 13;
+// A prefill's activations (hundreds of KB to MB a node) go over the method's threads by
+// ew::parallel_for (from 2^18 elements; decode's operands stay on the calling thread), in
+// whole runs of kRun elements for unary nodes (a vector kernel's masked tail falls where one
+// call puts it) and whole output rows for binary nodes: each element the same code as in one call.
+constexpr int64_t kRun = 64;
 std::atomic<uint64_t> g_splits{0};
-int64_t split_tasks(const State& s, int64_t elems) {
-  const int64_t threads = s.ctx->claim_threads;
-  if (threads <= 1 || elems < kSplitMin) return 1;
-  return std::min<int64_t>(threads * 4, elems / kTaskMin);
-}
 struct UnaryJob {
   KernelContext* ctx;
   const Node* n;
   const float* x;
   float* y;
-  int64_t c, runs, tasks;
-  static void task(void* p, int64_t i) {
+  static void run(void* p, int64_t b, int64_t e) {
     const auto& j = *static_cast<const UnaryJob*>(p);
-    const int64_t e0 = j.runs * i / j.tasks * kRun, e1 = std::min(j.c, j.runs * (i + 1) / j.tasks * kRun);
-    if (e1 > e0) unary_span(*j.ctx, *j.n, j.x + e0, j.y + e0, e1 - e0);
+    unary_span(*j.ctx, *j.n, j.x + b, j.y + b, e - b);
   }
 };
-
-bool is_unary(Op op) {
-  switch (op) {
-    case Op::Abs: case Op::Negate: case Op::Square: case Op::SquareRoot: case Op::ReciprocalSquareRoot:
-    case Op::Floor: case Op::Ceiling: case Op::Sigmoid: case Op::Tanh: case Op::Exp: case Op::Log:
-    case Op::Sin: case Op::Cos: case Op::Gelu: case Op::Hardswish: case Op::LeakyReLU: case Op::ELU:
-    case Op::Clamp: case Op::Copy: return true;
-    default: return false;
-  }
-}
 
 }  // namespace
 
@@ -118,12 +101,9 @@ bool run_unary(State& s, const Node& n) {
   if (!s.set_shape(n.out, sh)) return false;
   const float* x = s.ptr<float>(n.in[0]);
   float* y = s.ptr<float>(n.out);
-  const int64_t c = sh.numel();
-  const int64_t tasks = split_tasks(s, c);
-  if (tasks <= 1 || !is_unary(n.op)) return unary_span(*s.ctx, n, x, y, c);
-  UnaryJob job{s.ctx, &n, x, y, c, (c + kRun - 1) / kRun, tasks};
-  g_splits.fetch_add(1, std::memory_order_relaxed);
-  linalg::claim_parallel_for(s.ctx->claim_threads - 1, tasks, UnaryJob::task, &job);
+  if (!unary_span(*s.ctx, n, x, y, 0)) return false;  // (an op this file does not run fails here, on this thread)
+  UnaryJob job{s.ctx, &n, x, y};
+  if (ew::parallel_for(*s.ctx, sh.numel(), &job, UnaryJob::run, kRun) > 1) g_splits.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
 
@@ -153,19 +133,15 @@ void bstrides(const Shape& a, const Shape& o, int64_t* st) {
 }
 
 // Calls row(py, pa, ia, pb, ib, n) for output rows [r0, r1) of the last dimension (element
-// strides ia, ib: 0 when that input is broadcast along it); r1 < 0: to the last row.
-template <class Row>
-void binary_rows(const Shape& o, const float* a, const int64_t* sa, const float* b, const int64_t* sb, float* y, Row row,
-                 int64_t r0 = 0, int64_t r1 = -1) {
+// strides ia, ib: 0 when that input is broadcast along it; a 0-d output is one row of one).
+void binary_rows(const Shape& o, const float* a, const int64_t* sa, const float* b, const int64_t* sb, float* y,
+                 ew::VRowF32 row, int64_t r0, int64_t r1) {
   if (o.n == 0) {
-    if (r0 == 0) row(y, a, 0, b, 0, 1);
+    if (r0 == 0 && r1 > 0) row(y, a, 0, b, 0, 1);
     return;
   }
   const int last = o.n - 1;
   const int64_t inner = o.d[last], ia = sa[last], ib = sb[last];
-  const int64_t outer = inner ? o.numel() / inner : 0;
-  if (r1 < 0 || r1 > outer) r1 = outer;
-  if (r0 >= r1) return;
   int64_t idx[kMaxDims] = {};
   for (int64_t d = last - 1, rem = r0; d >= 0; --d) idx[d] = rem % o.d[d], rem /= o.d[d];
   for (int64_t r = r0; r < r1; ++r) {
@@ -179,76 +155,68 @@ void binary_rows(const Shape& o, const float* a, const int64_t* sa, const float*
   }
 }
 
+// One output row of f(a, b) (element strides ia, ib: 0 when broadcast).
 template <class F>
-void binary_loop(const Shape& o, const float* a, const int64_t* sa, const float* b, const int64_t* sb, float* y, F f, int64_t r0,
-                 int64_t r1) {
-  binary_rows(
-      o, a, sa, b, sb, y,
-      [f](float* py, const float* pa, int64_t ia, const float* pb, int64_t ib, int64_t n) {
-        if (ia == 1 && ib == 1)
-          for (int64_t j = 0; j < n; ++j) py[j] = f(pa[j], pb[j]);
-        else if (ia == 1 && ib == 0)
-          for (int64_t j = 0; j < n; ++j) py[j] = f(pa[j], pb[0]);
-        else if (ia == 0 && ib == 1)
-          for (int64_t j = 0; j < n; ++j) py[j] = f(pa[0], pb[j]);
-        else
-          for (int64_t j = 0; j < n; ++j) py[j] = f(pa[j * ia], pb[j * ib]);
-      },
-      r0, r1);
+void loop_row(float* py, const float* pa, int64_t ia, const float* pb, int64_t ib, int64_t n) {
+  const F f{};
+  if (ia == 1 && ib == 1)
+    for (int64_t j = 0; j < n; ++j) py[j] = f(pa[j], pb[j]);
+  else if (ia == 1 && ib == 0)
+    for (int64_t j = 0; j < n; ++j) py[j] = f(pa[j], pb[0]);
+  else if (ia == 0 && ib == 1)
+    for (int64_t j = 0; j < n; ++j) py[j] = f(pa[0], pb[j]);
+  else
+    for (int64_t j = 0; j < n; ++j) py[j] = f(pa[j * ia], pb[j * ib]);
+}
+struct AddF { float operator()(float p, float q) const { return p + q; } };
+struct SubF { float operator()(float p, float q) const { return p - q; } };
+struct MulF { float operator()(float p, float q) const { return p * q; } };
+struct DivF { float operator()(float p, float q) const { return p / q; } };
+struct MinF { float operator()(float p, float q) const { return std::min(p, q); } };
+struct MaxF { float operator()(float p, float q) const { return std::max(p, q); } };
+struct PReluF { float operator()(float p, float q) const { return p < 0 ? p * q : p; } };
+
+// The row function of a binary node (null: not a binary node). Add and Multiply by the ops/
+// vector form where this CPU has one (each element the same single rounding as the loop).
+ew::VRowF32 binary_row(Op op) {
+  if (op == Op::Add || op == Op::Multiply)
+    if (const ew::VRowF32 simd = ew::vaddmul_row_f32_simd(op == Op::Multiply)) return simd;
+  switch (op) {
+    case Op::Add: return loop_row<AddF>;
+    case Op::Subtract: return loop_row<SubF>;
+    case Op::Multiply: return loop_row<MulF>;
+    case Op::Div: return loop_row<DivF>;
+    case Op::Minimum: return loop_row<MinF>;
+    case Op::Maximum: return loop_row<MaxF>;
+    case Op::PReLU: return loop_row<PReluF>;
+    default: return nullptr;
+  }
 }
 
 struct BinaryJob {
   const Node* n;
+  ew::VRowF32 row;
   Shape so;
   const float *a, *b;
   int64_t st_a[kMaxDims], st_b[kMaxDims];
   float* y;
-  int64_t rows, inner, tasks;
-  // Output rows [r0, r1) (r1 < 0: all), then the node's output range over them.
-  void span(int64_t r0, int64_t r1) const {
-    // Add and Multiply rows by the ops/ vector form where this CPU has one (each element
-    // the same single rounding as the loop)
-    const ew::VRowF32 simd = n->op == Op::Add ? ew::vaddmul_row_f32_simd(false)
-                             : n->op == Op::Multiply ? ew::vaddmul_row_f32_simd(true) : nullptr;
-    if (simd) {
-      binary_rows(so, a, st_a, b, st_b, y, simd, r0, r1);
-    } else {
-      switch (n->op) {
-        case Op::Add: binary_loop(so, a, st_a, b, st_b, y, [](float p, float q) { return p + q; }, r0, r1); break;
-        case Op::Subtract: binary_loop(so, a, st_a, b, st_b, y, [](float p, float q) { return p - q; }, r0, r1); break;
-        case Op::Multiply: binary_loop(so, a, st_a, b, st_b, y, [](float p, float q) { return p * q; }, r0, r1); break;
-        case Op::Div: binary_loop(so, a, st_a, b, st_b, y, [](float p, float q) { return p / q; }, r0, r1); break;
-        case Op::Minimum: binary_loop(so, a, st_a, b, st_b, y, [](float p, float q) { return std::min(p, q); }, r0, r1); break;
-        case Op::Maximum: binary_loop(so, a, st_a, b, st_b, y, [](float p, float q) { return std::max(p, q); }, r0, r1); break;
-        case Op::PReLU: binary_loop(so, a, st_a, b, st_b, y, [](float p, float q) { return p < 0 ? p * q : p; }, r0, r1); break;
-        default: return;
-      }
-    }
-    const int64_t e0 = so.n == 0 ? 0 : r0 * inner, e1 = so.n == 0 ? 1 : (r1 < 0 ? rows : r1) * inner;
-    clamp_output(*n, y + e0, e1 - e0);
-  }
-  static void task(void* p, int64_t i) {
+  int64_t inner;
+  // elements [e0, e1) of the output (whole rows: ew::parallel_for's unit), then its output range
+  static void run(void* p, int64_t e0, int64_t e1) {
     const auto& j = *static_cast<const BinaryJob*>(p);
-    const int64_t r0 = j.rows * i / j.tasks, r1 = j.rows * (i + 1) / j.tasks;
-    if (r1 > r0) j.span(r0, r1);
+    binary_rows(j.so, j.a, j.st_a, j.b, j.st_b, j.y, j.row, e0 / j.inner, e1 / j.inner);
+    clamp_output(*j.n, j.y + e0, e1 - e0);
   }
 };
-
-bool is_binary(Op op) {
-  switch (op) {
-    case Op::Add: case Op::Subtract: case Op::Multiply: case Op::Div: case Op::Minimum: case Op::Maximum: case Op::PReLU:
-      return true;
-    default: return false;
-  }
-}
 
 }  // namespace
 
 bool run_binary(State& s, const Node& n) {
   if (!need_f32(s, n, 2)) return false;
-  if (!is_binary(n.op)) return s.ctx->fail("%s is not a binary node", op_name(n.op));
   BinaryJob j{};
   j.n = &n;
+  j.row = binary_row(n.op);
+  if (!j.row) return s.ctx->fail("%s is not a binary node", op_name(n.op));
   const Shape sa = s.v(n.in[0]).shape, sb = s.v(n.in[1]).shape;
   if (!broadcast(sa, sb, &j.so)) return s.ctx->fail("%s: shapes do not broadcast", op_name(n.op));
   if (!s.set_shape(n.out, j.so)) return false;
@@ -260,15 +228,7 @@ bool run_binary(State& s, const Node& n) {
   const int64_t count = j.so.numel();
   if (count == 0) return true;
   j.inner = j.so.n == 0 ? 1 : j.so.d[j.so.n - 1];
-  j.rows = j.so.n == 0 ? 1 : count / j.inner;
-  // a prefill's operands over the method's threads, in whole rows (as the unary nodes)
-  j.tasks = std::min(split_tasks(s, count), j.rows);
-  if (j.tasks <= 1) {
-    j.span(0, -1);
-  } else {
-    g_splits.fetch_add(1, std::memory_order_relaxed);
-    linalg::claim_parallel_for(s.ctx->claim_threads - 1, j.tasks, BinaryJob::task, &j);
-  }
+  if (ew::parallel_for(*s.ctx, count, &j, BinaryJob::run, j.inner) > 1) g_splits.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
 

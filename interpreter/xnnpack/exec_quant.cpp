@@ -20,7 +20,7 @@
 #include <new>
 
 #include "interpreter/xnnpack/exec.h"
-#include "ops/linalg/claim_pool.h"
+#include "ops/elementwise/elementwise.h"
 #include "ops/qd8/qgemm_qd8.h"
 #include "ops/qd8/qgemm_qd8_epilogue.h"
 #include "ops/qd8/quantize_qd8.h"
@@ -50,17 +50,16 @@ void store_q(DT t, uint8_t* p, int64_t i, int32_t v) {
     reinterpret_cast<int8_t*>(p)[i] = static_cast<int8_t>(v);
 }
 
+// Rows of a qd8 Convert, elements [e0, e1) in whole rows (ew::parallel_for's unit k).
 struct QuantizeRowsJob {
   const float* x;
-  int64_t rows, k;
+  int64_t k;
   int8_t* y;
   float* scale;
   int32_t* zp;
-  int64_t tasks;
-  static void task(void* p, int64_t i) {
+  static void run(void* p, int64_t e0, int64_t e1) {
     const auto& j = *static_cast<const QuantizeRowsJob*>(p);
-    const int64_t r0 = j.rows * i / j.tasks, r1 = j.rows * (i + 1) / j.tasks;
-    if (r1 > r0) quantize_qd8_rows(j.x + r0 * j.k, r1 - r0, j.k, j.y + r0 * j.k, j.scale + r0, j.zp + r0);
+    quantize_qd8_rows(j.x + e0, (e1 - e0) / j.k, j.k, j.y + e0, j.scale + e0 / j.k, j.zp + e0 / j.k);
   }
 };
 
@@ -94,13 +93,12 @@ bool run_convert(State& s, const Node& n) {
     RtValue& o = s.v(n.out);
     const int64_t rows = o.rows(), k = rows ? c / rows : 0;
     if (rows > o.row_capacity) return s.ctx->fail("XNNConvert: %lld rows exceed the planned %lld", (long long)rows, (long long)o.row_capacity);
-    QuantizeRowsJob j{s.ptr<float>(n.in[0]), rows, k, reinterpret_cast<int8_t*>(o.data), o.row_scale, o.row_zp, 1};
+    QuantizeRowsJob j{s.ptr<float>(n.in[0]), k, reinterpret_cast<int8_t*>(o.data), o.row_scale, o.row_zp};
     // a prefill's rows over the method's threads (each row on its own: the same values)
-    if (s.ctx->claim_threads > 1 && rows * k >= (int64_t{1} << 18)) j.tasks = std::min<int64_t>(4 * s.ctx->claim_threads, rows);
-    if (j.tasks <= 1)
-      quantize_qd8_rows(j.x, rows, k, j.y, j.scale, j.zp);
+    if (k > 0)
+      ew::parallel_for(*s.ctx, rows * k, &j, QuantizeRowsJob::run, k);
     else
-      linalg::claim_parallel_for(s.ctx->claim_threads - 1, j.tasks, QuantizeRowsJob::task, &j);
+      quantize_qd8_rows(j.x, rows, k, j.y, j.scale, j.zp);
     return true;
   }
   return s.ctx->fail("XNNConvert from %s to %s is not supported", dt_name(vi.dtype), dt_name(vo.dtype));

@@ -1182,10 +1182,11 @@ TEST_CASE("xnnpack: qdint8 products of one tensor run as one group (one Convert,
     }
 }
 
-TEST_CASE("xnnpack: large unary and binary nodes split over two threads keep flush-to-zero on every thread (same values as one thread)") {
+TEST_CASE("xnnpack: large unary and binary nodes split over two threads: subnormal results flushed, the same bits as one thread") {
   // 600 x 512 = 307200 elements: past the split's 2^18. Products of two 1e-20s (1e-40) and
-  // squares of 1e-20 are subnormal: flushed to +0 under the delegate's FTZ / DAZ, on the
-  // helper's rows as on the caller's.
+  // squares of 1e-20 are subnormal: flushed to +0 under the delegate's FTZ / DAZ. (That a
+  // helper thread takes the caller's mode whatever mode it started in is claim_pool_test's:
+  // here the pool's helper may have started in either.)
   const int R = 600, C = 512, N = R * C;
   Builder b;
   uint32_t x = b.fvalue({uint32_t(R), uint32_t(C)}, 0, 1), y = b.fvalue({uint32_t(R), uint32_t(C)}, 1, 1);

@@ -208,17 +208,19 @@ struct ParallelTask {
   void (*fn)(void*, int64_t, int64_t);
   int64_t n;
   int64_t tasks;
+  int64_t unit;
+  int64_t cut(int64_t x) const { return x >= n ? n : x / unit * unit; }  // (a task's ends: whole units)
 };
 
 void parallel_task(void* c, int64_t i) {
   const ParallelTask* t = static_cast<const ParallelTask*>(c);
-  int64_t b = t->n * static_cast<int64_t>(i) / t->tasks;
-  int64_t e = t->n * static_cast<int64_t>(i + 1) / t->tasks;
-  t->fn(t->arg, b, e);
+  const int64_t b = t->cut(t->n * static_cast<int64_t>(i) / t->tasks);
+  const int64_t e = t->cut(t->n * static_cast<int64_t>(i + 1) / t->tasks);
+  if (e > b) t->fn(t->arg, b, e);
 }
 }  // namespace
 
-void parallel_for(KernelContext& ctx, int64_t n, void* arg, void (*fn)(void*, int64_t, int64_t)) {
+int64_t parallel_for(KernelContext& ctx, int64_t n, void* arg, void (*fn)(void*, int64_t, int64_t), int64_t unit) {
   // Elements; below this threads cost more than they save. Waking a worker costs a
   // scheduler round trip (tens of microseconds idle, a whole time slice on a busy
   // machine), so only copies of a megabyte or more are split: LLM decode's KV-cache
@@ -230,17 +232,14 @@ void parallel_for(KernelContext& ctx, int64_t n, void* arg, void (*fn)(void*, in
   // spinning after each elementwise op and took the core the next GEMM's helper needed
   // (SmolLM2 fp32, 512-token prefill on a 2-core VM: 1.3-1.5 s, 0.8-0.9 s without it).
   const int64_t threads = ctx.claim_threads;
-  if (threads <= 1 || n < kMinParallel) {
-    fn(arg, 0, n);
-    return;
-  }
-  int64_t tasks = std::min<int64_t>(threads * 4, n / kMinTask);
+  const int64_t tasks = threads <= 1 || n < kMinParallel || unit < 1 ? 1 : std::min<int64_t>(threads * 4, n / kMinTask);
   if (tasks < 2) {
     fn(arg, 0, n);
-    return;
+    return 1;
   }
-  ParallelTask t{arg, fn, n, tasks};
+  ParallelTask t{arg, fn, n, tasks, unit};
   linalg::claim_parallel_for(static_cast<int>(threads - 1), tasks, parallel_task, &t);
+  return tasks;
 }
 
 // ---- copy_into --------------------------------------------------------------------------

@@ -204,8 +204,11 @@ void for_each_row(const Plan& p, int64_t begin, int64_t end, F&& f) {
   }
 }
 
-// Runs fn(arg, begin, end) over [0, n), split across ctx.threadpool when n is large.
-void parallel_for(KernelContext& ctx, int64_t n, void* arg, void (*fn)(void*, int64_t, int64_t));
+// Runs fn(arg, begin, end) over [0, n), split over ctx.claim_threads (the claim pool) when n
+// is large (2^18 or more), each range's ends at multiples of `unit` (or n): whole rows, or
+// whole vector runs so that a kernel's tail falls where one call would put it. Returns the
+// number of tasks (1: ran on the calling thread).
+int64_t parallel_for(KernelContext& ctx, int64_t n, void* arg, void (*fn)(void*, int64_t, int64_t), int64_t unit = 1);
 
 // ---- dtype conversion rows ----------------------------------------------------------
 
