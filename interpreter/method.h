@@ -73,6 +73,7 @@ class MethodImpl final : public Method {
   size_t copies_as_views() const override { return copies_as_views_; }
   size_t safe_softmax_folds() const override { return safe_softmax_folds_; }
   size_t cache_cast_prefixes() const override { return cache_cast_prefixes_; }
+  size_t cache_half_attentions() const override { return cache_half_attentions_; }
   void set_profiling(bool on) override;
   std::vector<OpTiming> profile() const override;
   void set_observer(InstructionObserver fn, void* user) override { observer_ = fn, observer_user_ = user; }
@@ -129,6 +130,7 @@ class MethodImpl final : public Method {
   std::vector<planner::Arena> arenas_;
   size_t arena_bytes_ = 0;
   size_t cache_cast_prefixes_ = 0;  // whole-cache casts bounded to the positions read (passes/cast_cache_prefix.cpp)
+  size_t cache_half_attentions_ = 0;  // of which attentions that read their fp16 caches themselves (their two casts no-ops)
   size_t safe_softmax_folds_ = 0;  // safe-softmax tails run as one kernel (MethodOptions::fuse_safe_softmax)
   size_t copies_as_views_ = 0;  // copy instructions run as views (MethodOptions::copies_as_views)
   bool replanned_ = false;

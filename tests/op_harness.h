@@ -128,6 +128,15 @@ class Harness {
     return ok && !ctx.failed();
   }
 
+  // Calls a kernel function no file names (one a load-time pass sets) with args as they are.
+  bool call_fn(KernelFn fn, std::vector<EValue*> args) {
+    ctx.reset();
+    ctx.set_scratch_arena(scratch_.data(), scratch_.size());
+    bool ok = fn(ctx, args.data());
+    message = ctx.message();
+    return ok && !ctx.failed();
+  }
+
   // Kernel `name`'s load-time step on args (return slot appended): the function it picks
   // (the kernel's own fn when it has no prepare step), or null with `message` set.
   KernelFn prepare(const char* name, std::vector<EValue*>& args) {

@@ -194,8 +194,10 @@ class Program {
     // are the same.
     bool fuse_safe_softmax = true;
     // An fp16 KV cache cast whole to fp32 before llama::custom_sdpa (fp16 exports) converts
-    // only the positions the attention reads (start_pos + the query's length); results
-    // are the same. (Builds with -Dllm_passes=true, the default.)
+    // only the positions the attention reads (start_pos + the query's length), and where
+    // both caches of an attention are cast so, the attention reads the fp16 caches itself
+    // (a decode step on AVX-512 without any fp32 copy; other forms widen the positions they
+    // read); results are the same. (Builds with -Dllm_passes=true, the default.)
     bool bound_cache_casts = true;
     // Inputs the caller binds by pointer to memory it keeps across calls (a KV cache passed
     // as inputs, cache/kv_cache.h) although the file plans them in its arena: set_input
@@ -254,8 +256,11 @@ class Method {
   virtual size_t copies_as_views() const { return 0; }
   // Safe-softmax tails run as one kernel (MethodOptions::fuse_safe_softmax).
   virtual size_t safe_softmax_folds() const { return 0; }
-  // fp16 KV-cache casts before llama::custom_sdpa that convert only the positions it reads.
+  // fp16 KV-cache casts before llama::custom_sdpa handled by MethodOptions::bound_cache_casts:
+  // all of them (each bounded or made a no-op) and the attentions that read their two fp16
+  // caches themselves (each counts two casts above).
   virtual size_t cache_cast_prefixes() const { return 0; }
+  virtual size_t cache_half_attentions() const { return 0; }
   // Calls so far that shared their work with helper threads and that ran alone, and the
   // thread policy's trials (MethodOptions::adaptive_threads; all zero without helpers).
   struct ThreadCalls {

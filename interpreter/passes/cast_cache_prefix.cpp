@@ -19,6 +19,7 @@
 #include <cstdlib>
 
 #include "interpreter/method_load.h"
+#include "ops/llama/sdpa_common.h"
 #include "ops/prim/cast_cache_prefix.h"
 
 namespace pte {
@@ -39,10 +40,24 @@ size_t MethodImpl::Load::cast_cache_prefix() {
     const int32_t w = access.writer[vid(e)];
     return w >= 0 && static_cast<size_t>(w) < i;
   };
+  // Whether instruction k (strictly between a cast and its attention) may touch the fp16
+  // cache `src`: any argument of any instruction there, as a value or inside a list.
+  auto untouched_between = [&](const EValue* src, size_t i, size_t j) {
+    const size_t sv = vid(src);
+    if (access.has(sv, VA::InList | VA::MoveFrom | VA::MoveTo)) return false;
+    for (size_t k = i + 1; k < j; ++k) {
+      const Instr& in = m.instrs_[k];
+      if (in.kind != Instr::Kernel && in.kind != Instr::Delegate) continue;
+      for (uint32_t x = 0; x < in.nargs; ++x)
+        if (m.args_[in.arg_begin + x] == src) return false;
+    }
+    return true;
+  };
   for (size_t j = 0; j < m.instrs_.size(); ++j) {
     if (!is_op(j, OpId::custom_sdpa_out, 10)) continue;
     EValue *q = arg(j, 0), *start = arg(j, 3), *mask = arg(j, 4);
     if (q->tag != Tag::Tensor || start->tag != Tag::Int || mask->tag == Tag::Tensor) continue;
+    size_t cast_of[3] = {0, 0, 0};  // [1]: key, [2]: value; the cast's instruction + 1, 0: none
     for (uint32_t kv = 1; kv <= 2; ++kv) {
       EValue* c = arg(j, kv);
       if (c->tag != Tag::Tensor) continue;
@@ -69,6 +84,39 @@ size_t MethodImpl::Load::cast_cache_prefix() {
       for (int32_t r : access.readers[cv]) only_j = only_j && r == static_cast<int32_t>(j);
       if (!only_j) { no("the fp32 copy has other readers"); continue; }
       if (!written_before(q, i) || !written_before(start, i)) { no("the query or start_pos is written after the cast"); continue; }
+      cast_of[kv] = i + 1;
+    }
+    // Both casts: the attention reads the fp16 caches itself (custom_sdpa_half_kv_out: a decode
+    // step's split form reads fp16 rows, other forms widen the positions read into the fp32
+    // copies), the casts do nothing. Needs each cache unchanged between its cast and j, and
+    // 4-D caches (the attention's).
+    if (cast_of[1] && cast_of[2]) {
+      EValue *sk = arg(cast_of[1] - 1, 0), *sv = arg(cast_of[2] - 1, 0);
+      if (sk->t->dim == 4 && sv->t->dim == 4 && untouched_between(sk, cast_of[1] - 1, j) && untouched_between(sv, cast_of[2] - 1, j)) {
+        EValue* copies[3] = {nullptr, arg(j, 1), arg(j, 2)};
+        EValue* list[12] = {q, sk, sv, start, mask, arg(j, 5), arg(j, 6), arg(j, 7), copies[1], copies[2], arg(j, 8), arg(j, 9)};
+        Instr& in = m.instrs_[j];
+        in.arg_begin = static_cast<uint32_t>(m.args_.size());
+        in.nargs = 12;
+        m.args_.insert(m.args_.end(), list, list + 12);
+        in.fn = pte::custom_sdpa_half_kv_out;
+        for (int kv = 1; kv <= 2; ++kv) {
+          Instr& c = m.instrs_[cast_of[kv] - 1];
+          c.kind = Instr::Free;  // a no-op
+          c.a = static_cast<int32_t>(vid(copies[kv]));
+          c.nchecks = 0;
+        }
+        if (debug) std::fprintf(stderr, "cache cast: instruction %zu reads the fp16 caches of instructions %zu and %zu\n", j, cast_of[1] - 1, cast_of[2] - 1);
+        ++m.cache_half_attentions_;
+        folded += 2;
+        continue;
+      }
+      if (debug) std::fprintf(stderr, "cache cast: instruction %zu keeps its fp32 inputs (a cache changes before it or is not 4-D)\n", j);
+    }
+    // Otherwise each cast converts exactly the positions j reads
+    for (int kv = 1; kv <= 2; ++kv) {
+      if (!cast_of[kv]) continue;
+      const size_t i = cast_of[kv] - 1;
       m.args_[m.instrs_[i].arg_begin + 1] = start;
       m.args_[m.instrs_[i].arg_begin + 2] = q;
       m.instrs_[i].fn = pte::cast_cache_prefix;

@@ -297,3 +297,61 @@ TEST_CASE("llama::custom_sdpa.out: a decode step split over threads (scores, sof
   }
   CHECK(pte::sdpa_decode_split_min_keys(-2) - runs0 == std::size(cfgs));
 }
+
+TEST_CASE("llama::custom_sdpa over fp16 caches (the cast_cache_prefix pass's kernel) equals custom_sdpa over the caches widened, bit for bit") {
+  // Decode steps on AVX-512 read the fp16 rows (the split form); the rest widen the positions
+  // read into the fp32 copies, which start as NaN here: nothing past them may be read.
+  struct Cfg { int B, S, Hq, Hkv, D, L, start, threads; bool causal; bool split; };
+  const Cfg cfgs[] = {{1, 1, 9, 3, 64, 2304, 1999, 2, true, true},    // SmolLM2's heads, four key blocks
+                      {2, 1, 16, 8, 128, 700, 650, 2, true, true},    // Qwen3's heads, two batches
+                      {1, 1, 4, 2, 64, 1100, 1098, 1, true, true},    // one thread; keys left over in each block
+                      {1, 1, 16, 4, 48, 700, 600, 2, true, true},     // four query heads a key head, 3 vectors a head
+                      {1, 1, 9, 3, 64, 300, 40, 1, true, true},       // one thread splits from 32 keys
+                      {1, 1, 9, 3, 64, 300, 20, 2, true, false},      // two threads: below 128 keys, the one-row form
+                      {1, 1, 4, 2, 20, 300, 200, 2, true, false},     // head dim not a multiple of 16
+                      {1, 1, 6, 3, 64, 600, 599, 2, false, true},     // not causal: every position up to start + 1
+                      {1, 21, 9, 3, 64, 256, 0, 2, true, false},      // prefill
+                      {1, 5, 6, 2, 64, 700, 600, 1, true, false}};    // prefill across a key block
+  const bool avx512 = pte::isa::cpu().avx512f;
+  for (const Cfg& c : cfgs) {
+    INFO("B=" << c.B << " S=" << c.S << " Hq=" << c.Hq << " D=" << c.D << " start=" << c.start << " threads=" << c.threads);
+    const size_t nq = size_t(c.B) * c.S * c.Hq * c.D, nc = size_t(c.B) * c.L * c.Hkv * c.D;
+    auto q = randn(nq, 31), kf = randn(nc, 32), vf = randn(nc, 33);
+    for (auto& x : q) x *= 3.0f;  // peaky: the running max moves between blocks
+    std::vector<pte::Half> kh(nc), vh(nc);
+    for (size_t i = 0; i < nc; ++i) {
+      kh[i] = pte::Half(kf[i]), vh[i] = pte::Half(vf[i]);
+      kf[i] = pte::half_bits_to_float(kh[i].bits), vf[i] = pte::half_bits_to_float(vh[i].bits);  // the widened caches
+    }
+    const std::vector<int64_t> qs{c.B, c.S, c.Hq, c.D}, cs{c.B, c.L, c.Hkv, c.D};
+    Harness a;
+    a.ctx.claim_threads = c.threads;
+    auto* out_a = a.out<float>(qs);
+    REQUIRE_MESSAGE(a.call("llama::custom_sdpa.out", {a.tensor<float>(qs, q), a.tensor<float>(cs, kf), a.tensor<float>(cs, vf), a.i(c.start),
+                                                      a.none(), a.d(0.0), a.b(c.causal), a.none(), out_a}),
+                    a.message);
+    Harness h;
+    h.ctx.claim_threads = c.threads;
+    auto* out_h = h.out<float>(qs);
+    auto* k32 = h.tensor<float>(cs, std::vector<float>(nc, NAN));
+    auto* v32 = h.tensor<float>(cs, std::vector<float>(nc, NAN));
+    const uint64_t before = pte::sdpa_decode_split_min_keys(-2);
+    REQUIRE_MESSAGE(h.call_fn(pte::custom_sdpa_half_kv_out, {h.tensor<float>(qs, q), h.tensor<pte::Half>(cs, kh), h.tensor<pte::Half>(cs, vh),
+                                                             h.i(c.start), h.none(), h.d(0.0), h.b(c.causal), h.none(), k32, v32, out_h, out_h}),
+                    h.message);
+    CHECK(pte::sdpa_decode_split_min_keys(-2) - before == (c.split && avx512 ? 1u : 0u));
+    const auto ra = Harness::values<float>(out_a), rh = Harness::values<float>(out_h);
+    REQUIRE(ra.size() == rh.size());
+    size_t differ = 0;
+    for (size_t i = 0; i < ra.size(); ++i) differ += std::memcmp(&ra[i], &rh[i], 4) != 0;
+    CHECK(differ == 0);
+    CHECK(max_err(ra, reference(q, kf, vf, c.B, c.S, c.Hq, c.Hkv, c.D, c.L, c.start, c.causal, nullptr, 0)) < 1e-5f);
+  }
+  // fp32 caches are refused with a message
+  Harness h;
+  auto* out = h.out<float>({1, 1, 2, 16});
+  auto* f = h.tensor<float>({1, 8, 2, 16}, std::vector<float>(256, 0.f));
+  CHECK_FALSE(h.call_fn(pte::custom_sdpa_half_kv_out, {h.tensor<float>({1, 1, 2, 16}, std::vector<float>(32, 0.f)), f, f, h.i(0), h.none(),
+                                                       h.d(0.0), h.b(true), h.none(), f, f, out, out}));
+  CHECK(h.message.find("float16") != std::string::npos);
+}

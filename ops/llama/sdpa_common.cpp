@@ -20,6 +20,7 @@
 #include "ops/isa.h"
 #include "ops/linalg/claim_pool.h"
 #include "ops/llama/sdpa_blas_order.h"
+#include "ops/prim/cast_cache_prefix.h"
 #include "ops/transpose16_avx512.h"
 
 namespace pte {
@@ -846,38 +847,67 @@ __attribute__((target("avx512f"))) void sdpa_tiles_f32_avx512(void* p, size_t ro
 // R heads (blas_gemv1_dot16_avx512); the keys left over and the value sums take the body's
 // functions. Bit-equal to the body.
 // Requests rows [0, n) of `d` floats at `stride` floats into L2, one prefetch a cache line.
-inline void prefetch_rows_l2(const float* p, int64_t stride, int64_t n, int64_t d) {
+// (Rows of fp32 or of fp16 bits: custom_sdpa_half_kv's caches.)
+template <class KT>
+inline void prefetch_rows_l2(const KT* p, int64_t stride, int64_t n, int64_t d) {
+  constexpr int64_t kLine = 64 / sizeof(KT);
   for (int64_t r = 0; r < n; ++r)
-    for (int64_t i = 0; i < d; i += 16) _mm_prefetch(reinterpret_cast<const char*>(p + r * stride + i), _MM_HINT_T1);
+    for (int64_t i = 0; i < d; i += kLine) _mm_prefetch(reinterpret_cast<const char*>(p + r * stride + i), _MM_HINT_T1);
+}
+
+// 16 lanes of a key or value row: fp32 as they are, fp16 bits widened (exactly). The fp16
+// form reads 16 whole values: its callers (the split decode) have head dims that are
+// multiples of 16, so the mask is always full there.
+__attribute__((target("avx512f"))) inline __m512 load16(__mmask16 m, const float* p) { return _mm512_maskz_loadu_ps(m, p); }
+__attribute__((target("avx512f"))) inline __m512 load16(__mmask16, const uint16_t* p) {
+  return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}
+__attribute__((target("avx512f"))) inline __m512 load16(const float* p) { return _mm512_loadu_ps(p); }
+__attribute__((target("avx512f"))) inline __m512 load16(const uint16_t* p) {
+  return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}
+
+// One key row as fp32 for the one-key dot products: fp32 rows in place, fp16 rows widened
+// into `tmp` (D a multiple of 16).
+__attribute__((target("avx512f"))) inline const float* key_row(const float* p, int64_t, float*) { return p; }
+__attribute__((target("avx512f"))) inline const float* key_row(const uint16_t* p, int64_t D, float* tmp) {
+  for (int64_t d = 0; d < D; d += 16) _mm512_store_ps(tmp + d, load16(p + d));
+  return tmp;
 }
 
 // Scores of keys [j0, j1) of the key block at n (nb keys; the first `grouped` in MKL's groups
 // of four) for R query heads: sc[r][j] (block coordinates). Keys 16 at a time, transposed once
 // for all R heads (blas_gemv1_dot16_avx512), where the groups of four allow; the rest one by one.
 // t: scratch for 16 transposed keys.
-__attribute__((target("avx512f"))) void decode_scores_avx512(const float* kb, int64_t ks, int64_t n, int64_t nb, int64_t grouped,
+// KT: float, or uint16_t (fp16 bits; D a multiple of 16).
+template <class KT>
+__attribute__((target("avx512f"))) void decode_scores_avx512(const KT* kb, int64_t ks, int64_t n, int64_t nb, int64_t grouped,
                                                             int64_t j0, int64_t j1, int64_t D, const float (*qv)[kTileMaxDim], int64_t R,
                                                             float* const* sc, float (*t)[16]) {
+  constexpr int64_t kLine = 64 / sizeof(KT);
   const int64_t g16 = std::min(grouped, j1);  // keys in dot16 groups: j + 16 <= this
   int64_t j = j0;
   for (; j + 16 <= g16; j += 16) {
-    const float* base = kb + (n + j) * ks;
+    const KT* base = kb + (n + j) * ks;
     if (j + 32 <= g16)
       for (int l = 0; l < 16; ++l)
-        for (int64_t d0 = 0; d0 < D; d0 += 16) _mm_prefetch(reinterpret_cast<const char*>(base + (16 + l) * ks + d0), _MM_HINT_T0);
+        for (int64_t d0 = 0; d0 < D; d0 += kLine) _mm_prefetch(reinterpret_cast<const char*>(base + (16 + l) * ks + d0), _MM_HINT_T0);
     for (int64_t d0 = 0; d0 < D; d0 += 16) {
       const __mmask16 dm = static_cast<__mmask16>((1u << std::min<int64_t>(16, D - d0)) - 1);
       __m512 rw[16];
 #pragma GCC unroll 16
-      for (int l = 0; l < 16; ++l) rw[l] = _mm512_maskz_loadu_ps(dm, base + l * ks + d0);
+      for (int l = 0; l < 16; ++l) rw[l] = load16(dm, base + l * ks + d0);
       transpose16_avx512(rw);
 #pragma GCC unroll 16
       for (int i = 0; i < 16; ++i) _mm512_store_ps(t[d0 + i], rw[i]);
     }
     for (int64_t r = 0; r < R; ++r) blas_gemv1_dot16_avx512(&t[0][0], qv[r], D, sc[r] + j);
   }
-  for (; j < j1; ++j)
-    for (int64_t r = 0; r < R; ++r) sc[r][j] = blas_gemv1_dot_avx512(kb + (n + j) * ks, qv[r], D, j, nb);
+  alignas(64) float row[kTileMaxDim];
+  for (; j < j1; ++j) {
+    const float* kr = key_row(kb + (n + j) * ks, D, row);
+    for (int64_t r = 0; r < R; ++r) sc[r][j] = blas_gemv1_dot_avx512(kr, qv[r], D, j, nb);
+  }
 }
 
 template <int R>
@@ -985,7 +1015,8 @@ inline int64_t split_live(const SdpaArgs& a, int64_t n) {
   return a.causal ? std::min(nb, a.start_pos - n + 1) : nb;
 }
 
-// pass 1: unit = (batch, chunk of keys)
+// pass 1: unit = (batch, chunk of keys). KT: the cache's element (float, or fp16 bits).
+template <class KT>
 __attribute__((target("avx512f"))) void split_scores(void* p, size_t unit) {
   const DecodeSplit& sp = *static_cast<const DecodeSplit*>(p);
   const SdpaJob<float>& job = *sp.job;
@@ -998,7 +1029,7 @@ __attribute__((target("avx512f"))) void split_scores(void* p, size_t unit) {
   if (j0 >= j1) return;
   const Tensor& k = *a.k;
   const int64_t ks = k.strides[1], kh = k.strides[2];
-  const float* kb = k.ptr<float>() + b * k.strides[0];
+  const KT* kb = static_cast<const KT*>(k.data) + b * k.strides[0];
   alignas(64) float t[kTileMaxDim][16];
   // The first rows requested now; decode_scores_avx512 requests each next 16 as it goes,
   // and where 16 rows are less than kSplitAhead bytes (short rows: SmolLM2's 768 bytes)
@@ -1048,14 +1079,14 @@ __attribute__((target("avx512f"))) inline __m512 vpair8(const __m512* y, const f
 // head u / (D / 16)). Per vector and query head, the lanes' sums in blas_gemv1_value's order
 // (each lane its own: first eight keys (y0 p0 + y2 p2 + ...) pairwise, each next eight onto
 // the sum, the keys left over by FMA); the sums kept in L1 between groups of eight keys.
-template <int R>
+template <int R, class KT>
 __attribute__((target("avx512f"))) void split_values_r(const DecodeSplit& sp, int64_t b, int64_t u0, int64_t u1) {
   const SdpaJob<float>& job = *sp.job;
   const SdpaArgs& a = *job.a;
   const int64_t per = job.D / 16, nu = u1 - u0;
   const Tensor &v = *a.v, &o = *a.out;
   const int64_t vs = v.strides[1];
-  const float* vb = v.ptr<float>() + b * v.strides[0];
+  const KT* vb = static_cast<const KT*>(v.data) + b * v.strides[0];
   alignas(64) float acc[R][kSplitVecs][16], dst[R][kSplitVecs][16];
   const float* pw[R][kSplitVecs];  // each vector's weights (its query heads' rows)
   int64_t off[kSplitVecs];         // each vector's offset in a cache row
@@ -1066,7 +1097,7 @@ __attribute__((target("avx512f"))) void split_values_r(const DecodeSplit& sp, in
   }
   for (int64_t bi = 0; bi < sp.nblk; ++bi) {
     const int64_t n = bi * kKeyBlock, nb = std::min(kKeyBlock, a.kv_len - n);
-    const float* rows = vb + n * vs;
+    const KT* rows = vb + n * vs;
     // rows `ahead` of the one read are requested as it is read (across blocks); the first ones now
     const int64_t ahead = sp.vahead, left = a.kv_len - n;
     if (bi == 0)
@@ -1078,10 +1109,10 @@ __attribute__((target("avx512f"))) void split_values_r(const DecodeSplit& sp, in
     if (nb >= 8) {
       const bool pf = ahead + 8 <= left;
       for (int64_t i = 0; i < nu; ++i) {
-        const float* x = rows + off[i];
+        const KT* x = rows + off[i];
         __m512 y[8];
 #pragma GCC unroll 8
-        for (int e = 0; e < 8; ++e) y[e] = _mm512_loadu_ps(x + e * vs);
+        for (int e = 0; e < 8; ++e) y[e] = load16(x + e * vs);
         if (pf)
 #pragma GCC unroll 8
           for (int e = 0; e < 8; ++e) _mm_prefetch(reinterpret_cast<const char*>(x + (ahead + e) * vs), _MM_HINT_T0);
@@ -1093,10 +1124,10 @@ __attribute__((target("avx512f"))) void split_values_r(const DecodeSplit& sp, in
       for (j = 8; j + 8 <= nb; j += 8) {
         const bool pf = j + ahead + 8 <= left;
         for (int64_t i = 0; i < nu; ++i) {
-          const float* x = rows + j * vs + off[i];
+          const KT* x = rows + j * vs + off[i];
           __m512 y[8];
 #pragma GCC unroll 8
-          for (int e = 0; e < 8; ++e) y[e] = _mm512_loadu_ps(x + e * vs);
+          for (int e = 0; e < 8; ++e) y[e] = load16(x + e * vs);
           if (pf)
 #pragma GCC unroll 8
             for (int e = 0; e < 8; ++e) _mm_prefetch(reinterpret_cast<const char*>(x + (ahead + e) * vs), _MM_HINT_T0);
@@ -1115,7 +1146,7 @@ __attribute__((target("avx512f"))) void split_values_r(const DecodeSplit& sp, in
     }
     for (; j < nb; ++j)
       for (int64_t i = 0; i < nu; ++i) {
-        const __m512 y = _mm512_loadu_ps(rows + j * vs + off[i]);
+        const __m512 y = load16(rows + j * vs + off[i]);
         for (int r = 0; r < R; ++r)
           _mm512_store_ps(acc[r][i], _mm512_fmadd_ps(y, _mm512_set1_ps(pw[r][i][n + j]), _mm512_load_ps(acc[r][i])));
       }
@@ -1135,22 +1166,25 @@ __attribute__((target("avx512f"))) void split_values_r(const DecodeSplit& sp, in
     }
 }
 
+template <class KT>
 __attribute__((target("avx512f"))) void split_values(void* p, size_t unit) {
   const DecodeSplit& sp = *static_cast<const DecodeSplit*>(p);
   const int64_t b = static_cast<int64_t>(unit) / sp.vunits, u0 = static_cast<int64_t>(unit) % sp.vunits * sp.vper;
   const int64_t u1 = std::min(sp.Hk * (sp.job->D / 16), u0 + sp.vper);
   if (u0 >= u1) return;
   switch (sp.job->reps) {
-    case 1: return split_values_r<1>(sp, b, u0, u1);
-    case 2: return split_values_r<2>(sp, b, u0, u1);
-    case 3: return split_values_r<3>(sp, b, u0, u1);
-    default: return split_values_r<4>(sp, b, u0, u1);
+    case 1: return split_values_r<1, KT>(sp, b, u0, u1);
+    case 2: return split_values_r<2, KT>(sp, b, u0, u1);
+    case 3: return split_values_r<3, KT>(sp, b, u0, u1);
+    default: return split_values_r<4, KT>(sp, b, u0, u1);
   }
 }
 
 // Runs the split decode when it applies (one query row, 1-4 query heads a key head, head dim
 // a multiple of 16 up to kTileMaxDim, enough keys, two threads or more, scratch); false: the
-// caller runs the one-row form.
+// caller runs the one-row form. KT: the caches' element, float or fp16 bits (the query and
+// output fp32: custom_sdpa_half_kv); the same bits either way (fp16 widens exactly).
+template <class KT>
 bool sdpa_decode_split_f32_avx512(KernelContext& ctx, const SdpaJob<float>& job, int threads) {
   const SdpaArgs& a = *job.a;
   const int64_t min_keys = g_split_min_keys.load(std::memory_order_relaxed);
@@ -1172,9 +1206,10 @@ bool sdpa_decode_split_f32_avx512(KernelContext& ctx, const SdpaJob<float>& job,
   while (span > 16 && (keys + span - 1) / span < 4 * threads) span /= 2;
   DecodeSplit sp{&job, Hk, nblk, span, (nblk - 1) * (kKeyBlock / span) + (split_live(a, (nblk - 1) * kKeyBlock) + span - 1) / span,
                  vper, (nv + vper - 1) / vper, 0, 0, nullptr, nullptr, nullptr, nullptr};
-  const int64_t kahead = (kSplitAhead * 3 / 4 / (nv * 64) + 15) / 16 * 16;
+  constexpr int64_t kVecBytes = 16 * sizeof(KT);  // a 16-lane vector of a row
+  const int64_t kahead = (kSplitAhead * 3 / 4 / (nv * kVecBytes) + 15) / 16 * 16;
   sp.kahead = kahead > 16 && kahead < span ? kahead : 0;
-  sp.vahead = std::clamp<int64_t>((kSplitAhead / (vper * 64) + 7) / 8 * 8, 8, 256);
+  sp.vahead = std::clamp<int64_t>((kSplitAhead / (vper * kVecBytes) + 7) / 8 * 8, 8, 256);
   sp.qv = reinterpret_cast<float (*)[kTileMaxDim]>((reinterpret_cast<uintptr_t>(mem) + 63) & ~uintptr_t(63));
   sp.sc = &sp.qv[rows][0];
   sp.fac = sp.sc + rows * static_cast<size_t>(nblk * kKeyBlock);
@@ -1185,9 +1220,9 @@ bool sdpa_decode_split_f32_avx512(KernelContext& ctx, const SdpaJob<float>& job,
       const float* qp = q.ptr<float>() + b * q.strides[0] + h * q.strides[2];
       for (int64_t d = 0; d < job.D; ++d) sp.qv[b * job.Hq + h][d] = qp[d * q.strides[3]];
     }
-  linalg::claim_parallel_for(threads - 1, B * sp.chunks, split_scores, &sp);
+  linalg::claim_parallel_for(threads - 1, B * sp.chunks, split_scores<KT>, &sp);
   linalg::claim_parallel_for(threads - 1, static_cast<int64_t>(rows), split_softmax, &sp);
-  linalg::claim_parallel_for(threads - 1, B * sp.vunits, split_values, &sp);
+  linalg::claim_parallel_for(threads - 1, B * sp.vunits, split_values<KT>, &sp);
   g_split_runs.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
@@ -1253,7 +1288,7 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
   const int threads = work >= double(job.S == 1 ? 1 << 14 : 1 << 17) ? ctx.claim_threads : 1;
 #if defined(__x86_64__)
   if constexpr (std::is_same_v<T, float>)
-    if (fn == sdpa_decode_rows_f32_avx512 && sdpa_decode_split_f32_avx512(ctx, job, threads)) return;
+    if (fn == sdpa_decode_rows_f32_avx512 && sdpa_decode_split_f32_avx512<float>(ctx, job, threads)) return;
 #endif
   if (threads <= 1) {
     for (size_t r = 0; r < rows; ++r) fn(&job, r);
@@ -1300,11 +1335,15 @@ int sdpa_vector_expf_check(uint32_t stride) {
 #endif
 }
 
-bool sdpa_prepare(KernelContext& ctx, SdpaArgs& a, bool has_scale, double scale) {
+bool sdpa_prepare(KernelContext& ctx, SdpaArgs& a, bool has_scale, double scale, bool half_kv) {
   const Tensor &q = *a.q, &k = *a.k, &v = *a.v;
   if (q.dim != 4 || k.dim != 4 || v.dim != 4)
     return ctx.fail("query, key and value must be 4-D [B, S, H, D] (got %d-D, %d-D, %d-D)", q.dim, k.dim, v.dim);
-  if (q.dtype != k.dtype || q.dtype != v.dtype || q.dtype != a.out->dtype)
+  if (half_kv) {
+    if (q.dtype != DType::Float || a.out->dtype != DType::Float || k.dtype != DType::Half || v.dtype != DType::Half)
+      return ctx.fail("expected a float32 query and out and float16 key and value caches (got %s, %s, %s, %s)", dtype_name(q.dtype),
+                      dtype_name(k.dtype), dtype_name(v.dtype), dtype_name(a.out->dtype));
+  } else if (q.dtype != k.dtype || q.dtype != v.dtype || q.dtype != a.out->dtype)
     return ctx.fail("query, key, value and out must share a dtype (%s, %s, %s, %s)", dtype_name(q.dtype),
                     dtype_name(k.dtype), dtype_name(v.dtype), dtype_name(a.out->dtype));
   if (q.dtype != DType::Float && q.dtype != DType::Half && q.dtype != DType::BFloat16)
@@ -1333,6 +1372,28 @@ bool sdpa_prepare(KernelContext& ctx, SdpaArgs& a, bool has_scale, double scale)
   }
   a.scale = has_scale ? static_cast<float>(scale) : 1.0f / std::sqrt(static_cast<float>(q.sizes[3]));
   return resize_output(ctx, *a.out, q.sizes, 4);
+}
+
+bool sdpa_run_half_kv(KernelContext& ctx, const SdpaArgs& a, Tensor& k32, Tensor& v32) {
+  const Tensor &k = *a.k, &v = *a.v;
+#if defined(__x86_64__)
+  // Decode: the split form reads the fp16 rows (sdpa_typed's choice of form and threads)
+  const SdpaJob<float> job{&a, a.q->sizes[1], a.q->sizes[2], a.q->sizes[3], a.q->sizes[2] / k.sizes[2]};
+  if (job.S == 1 && job.D % 16 == 0 && isa::cpu().avx512f && !g_force_scalar.load(std::memory_order_relaxed) &&
+      g_tiles.load(std::memory_order_relaxed) && sdpa_heads_fit_f32(a, job.reps, job.D)) {
+    const int64_t keys = a.causal ? std::min(a.start_pos + 1, a.kv_len) : a.kv_len;
+    const double work = static_cast<double>(a.q->sizes[0] * job.Hq) * static_cast<double>(keys) * static_cast<double>(job.D);
+    const int threads = work >= double(1 << 14) ? ctx.claim_threads : 1;
+    if (sdpa_decode_split_f32_avx512<uint16_t>(ctx, job, threads)) return true;
+  }
+#endif
+  // Otherwise the positions read, [0, kv_len), widened into the fp32 copies and the fp32 form
+  if (!cast_rows_f16_f32(ctx, k, k32, a.kv_len) || !cast_rows_f16_f32(ctx, v, v32, a.kv_len)) return false;
+  SdpaArgs w = a;
+  w.k = &k32;
+  w.v = &v32;
+  sdpa_typed<float>(ctx, w);
+  return true;
 }
 
 bool sdpa_run(KernelContext& ctx, const SdpaArgs& a) {

@@ -17,11 +17,20 @@ struct SdpaArgs {
 };
 
 // Checks shapes and dtypes shared by the SDPA ops; fills kv_len and scale.
-bool sdpa_prepare(KernelContext& ctx, SdpaArgs& a, bool has_scale, double scale);
+// half_kv: a float32 query and out with float16 key and value caches (sdpa_run_half_kv).
+bool sdpa_prepare(KernelContext& ctx, SdpaArgs& a, bool has_scale, double scale, bool half_kv = false);
 // Runs attention (parallel over rows). float32 follows the official runtime's
 // arithmetic step by step (key blocks of 512, see sdpa_common.cpp); half and
 // bfloat16 use an online softmax in float.
 bool sdpa_run(KernelContext& ctx, const SdpaArgs& a);
+// float32 attention over float16 caches (a.k, a.v; a.q and a.out float32), bit for bit what
+// sdpa_run gives on the caches widened to float32: a decode step on AVX-512 reads the fp16
+// rows (the split form); otherwise positions [0, kv_len) are widened into k32 / v32 (fp32,
+// contiguous, the caches' shape) and the float32 form reads those.
+bool sdpa_run_half_kv(KernelContext& ctx, const SdpaArgs& a, Tensor& k32, Tensor& v32);
+// The kernel the load-time pass cast_cache_prefix gives llama::custom_sdpa.out over casts of
+// fp16 caches (custom_sdpa.cpp): 12 arguments (custom_sdpa's 8, the two fp32 copies, out, return).
+bool custom_sdpa_half_kv_out(KernelContext& ctx, EValue** args);
 // Tests: run the float32 path in its scalar form instead of the AVX-512 one.
 void sdpa_force_scalar(bool on);
 // Tests: prefill's AVX-512 form in tiles of positions (the default) or row by row.

@@ -9,21 +9,15 @@
 
 namespace pte {
 
-bool cast_cache_prefix(KernelContext& ctx, EValue** args) {
-  if (!expect_tag(ctx, args[0], Tag::Tensor, "self") || !expect_tag(ctx, args[1], Tag::Int, "start_pos") ||
-      !expect_tag(ctx, args[2], Tag::Tensor, "query") || !expect_tag(ctx, args[3], Tag::Tensor, "out"))
-    return false;
-  const Tensor& src = *args[0]->t;
-  const Tensor& q = *args[2]->t;
-  Tensor& out = *args[3]->t;
+bool cast_rows_f16_f32(KernelContext& ctx, const Tensor& src, Tensor& out, int64_t positions) {
   if (src.dtype != DType::Half || out.dtype != DType::Float) return ctx.fail("cache cast: expected fp16 -> fp32");
-  if (src.dim < 2 || q.dim < 2) return ctx.fail("cache cast: the cache and the query need rank 2 or more");
+  if (src.dim < 2) return ctx.fail("cache cast: the cache needs rank 2 or more");
   if (!src.contiguous_order() || !out.contiguous_order()) return ctx.fail("cache cast: expected contiguous tensors");
   if (!resize_output_like(ctx, out, src)) return false;
   const int64_t L = src.sizes[1], B = src.sizes[0];
   int64_t inner = 1;
   for (int d = 2; d < src.dim; ++d) inner *= src.sizes[d];
-  const int64_t n = std::clamp<int64_t>(args[1]->i + q.sizes[1], 0, L);
+  const int64_t n = std::clamp<int64_t>(positions, 0, L);
   if (n == 0 || B == 0 || inner == 0) return true;
   if (!src.data || !out.data) return ctx.fail("cache cast: a tensor has no memory");
   // chunks of 32 Ki values; over the caller and the claim pool's helpers from 192 Ki values
@@ -45,6 +39,15 @@ bool cast_cache_prefix(KernelContext& ctx, EValue** args) {
   const int64_t tiles = B * job.chunks_per_batch;
   linalg::claim_parallel_for(B * n * inner >= kMinShared ? ctx.claim_threads - 1 : 0, tiles, run, &job);
   return true;
+}
+
+bool cast_cache_prefix(KernelContext& ctx, EValue** args) {
+  if (!expect_tag(ctx, args[0], Tag::Tensor, "self") || !expect_tag(ctx, args[1], Tag::Int, "start_pos") ||
+      !expect_tag(ctx, args[2], Tag::Tensor, "query") || !expect_tag(ctx, args[3], Tag::Tensor, "out"))
+    return false;
+  const Tensor& q = *args[2]->t;
+  if (q.dim < 2) return ctx.fail("cache cast: the query needs rank 2 or more");
+  return cast_rows_f16_f32(ctx, *args[0]->t, *args[3]->t, args[1]->i + q.sizes[1]);
 }
 
 }  // namespace pte

@@ -17,4 +17,9 @@ namespace pte {
 // of dim 1 are converted.
 bool cast_cache_prefix(KernelContext& ctx, EValue** args);
 
+// Positions [0, min(L, max(0, positions))) of dim 1 of src (fp16 [B, L, ...], contiguous)
+// widened into out (fp32, contiguous; resized to src's shape), for each index of dim 0; the
+// rest of out left as it was. Shared by the kernel above and custom_sdpa_half_kv.
+bool cast_rows_f16_f32(KernelContext& ctx, const Tensor& src, Tensor& out, int64_t positions);
+
 }  // namespace pte
