@@ -124,6 +124,8 @@ bool run_fully_connected_quantized(State& s, const Node& n);
 uint64_t qd8_sliced_runs();
 // Unary / binary fp32 nodes run split over the method's threads (exec_elementwise.cpp), for tests.
 uint64_t elementwise_split_runs();
+// Tests: fp16 <-> fp32 Convert nodes (and fused round trips) run over several threads so far.
+uint64_t half_convert_splits();
 Status prepare_conv(const Graph& g, const Node& n, Prepared* p);
 Status prepare_fully_connected(const Graph& g, const Node& n, Prepared* p);
 Status prepare_fully_connected_quantized(const Graph& g, const Node& n, Prepared* p);

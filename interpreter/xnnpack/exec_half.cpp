@@ -8,9 +8,11 @@
 // movement nodes (transpose, reshape, slice, concatenate, copy) stay in half
 // precision: they move bytes. run_convert_half() is that convert. A Convert from fp16 to
 // a quantized type (fp16 models with dynamically quantized linears) reads an fp32 twin too.
+#include <atomic>
 #include <cstring>
 
 #include "interpreter/xnnpack/exec.h"
+#include "ops/elementwise/elementwise.h"
 #include "ops/linalg/gemm_f16w.h"
 #include "ops/util.h"
 
@@ -179,6 +181,30 @@ Status widen_half(Graph* g, std::vector<int32_t>* origin) {
   return Status::ok();
 }
 
+namespace {
+
+// A prefill's fp16 <-> fp32 Converts (MBs a node, hundreds a forward) go over the method's
+// threads by ew::parallel_for (from 2^18 values; decode's stay on the calling thread), in
+// whole runs of 64 values: each value converted by the same code as in one call.
+struct HalfConvertJob {
+  const void* x;
+  void* y;
+  int kind;  // 0: fp32 -> fp16, 1: fp16 -> fp32, 2: fp32 rounded through fp16
+  static void run(void* p, int64_t b, int64_t e) {
+    const auto& j = *static_cast<const HalfConvertJob*>(p);
+    const float* xf = static_cast<const float*>(j.x);
+    const uint16_t* xh = static_cast<const uint16_t*>(j.x);
+    if (j.kind == 0) linalg::convert_f32_to_f16(xf + b, static_cast<uint16_t*>(j.y) + b, e - b);
+    else if (j.kind == 1) linalg::convert_f16_to_f32(xh + b, static_cast<float*>(j.y) + b, e - b);
+    else linalg::round_through_f16(xf + b, static_cast<float*>(j.y) + b, e - b);
+  }
+};
+std::atomic<uint64_t> g_half_convert_splits{0};
+
+}  // namespace
+
+uint64_t half_convert_splits() { return g_half_convert_splits.load(std::memory_order_relaxed); }
+
 bool run_convert_half(State& s, const Node& n) {
   const Shape xs = s.v(n.in[0]).shape;
   if (!s.set_shape(n.out, xs)) return false;
@@ -188,7 +214,8 @@ bool run_convert_half(State& s, const Node& n) {
     float* y = reinterpret_cast<float*>(s.v(n.out).data);
     const int64_t cnt = xs.numel();
     if (n.round_through == DT::F16) {
-      linalg::round_through_f16(x, y, cnt);
+      HalfConvertJob job{x, y, 2};
+      if (ew::parallel_for(*s.ctx, cnt, &job, HalfConvertJob::run, 64) > 1) g_half_convert_splits.fetch_add(1, std::memory_order_relaxed);
     } else {
       for (int64_t i = 0; i < cnt; ++i) y[i] = to_f32(n.round_through, from_f32(n.round_through, x[i]));
     }
@@ -203,10 +230,9 @@ bool run_convert_half(State& s, const Node& n) {
     y += skip * static_cast<int64_t>(dt_size(b));
     cnt = row;
   }
-  if (a == DT::F32 && b == DT::F16) {
-    linalg::convert_f32_to_f16(reinterpret_cast<const float*>(x), reinterpret_cast<uint16_t*>(y), cnt);
-  } else if (a == DT::F16 && b == DT::F32) {
-    linalg::convert_f16_to_f32(reinterpret_cast<const uint16_t*>(x), reinterpret_cast<float*>(y), cnt);
+  if ((a == DT::F32 && b == DT::F16) || (a == DT::F16 && b == DT::F32)) {
+    HalfConvertJob job{x, y, a == DT::F32 ? 0 : 1};
+    if (ew::parallel_for(*s.ctx, cnt, &job, HalfConvertJob::run, 64) > 1) g_half_convert_splits.fetch_add(1, std::memory_order_relaxed);
   } else if (a == DT::F32) {
     const float* xf = reinterpret_cast<const float*>(x);
     for (int64_t i = 0; i < cnt; ++i) {

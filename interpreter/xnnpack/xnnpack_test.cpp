@@ -1226,3 +1226,37 @@ TEST_CASE("xnnpack: large unary and binary nodes split over two threads: subnorm
   CHECK(flushed == 2 * tiny);     // flushed in both runs
   CHECK(differ == 0);
 }
+
+TEST_CASE("xnnpack: large fp16 <-> fp32 Convert nodes split over two threads, the same bits as one thread") {
+  // y = x + c, all fp16 [600, 512] (past the split's 2^18): widen_half runs the Add in fp32
+  // between Converts (x and c widened, the sum narrowed), each split over the threads.
+  const int R = 600, C = 512, N = R * C;
+  Builder b;
+  uint32_t x = b.value(fx::XNNDatatype::xnn_datatype_fp16, {uint32_t(R), uint32_t(C)}, 0, 1);
+  uint32_t c = b.value(fx::XNNDatatype::xnn_datatype_fp16, {uint32_t(R), uint32_t(C)}, 1, 1);
+  uint32_t y = b.value(fx::XNNDatatype::xnn_datatype_fp16, {uint32_t(R), uint32_t(C)}, 2, 2);
+  b.binary(fx::XNodeUnion::XNNAdd, x, c, y);
+  auto blob = b.blob();
+  std::vector<float> xv(N), cv(N);
+  for (int i = 0; i < N; ++i) xv[i] = 0.001f * float(i % 9973) - 4.0f, cv[i] = 1.0f / float(1 + i % 31);
+  std::vector<uint16_t> res[2];
+  for (int threads : {1, 2}) {
+    std::unique_ptr<BackendInstance> inst;
+    Status s = make(blob, &inst);
+    REQUIRE_MESSAGE(s, s.message());
+    HalfT hx({R, C}, xv), hc({R, C}, cv), hy({R, C}, {}, N);
+    EValue* args[] = {&hx.ev, &hc.ev, &hy.ev};
+    KernelContext ctx;
+    ctx.claim_threads = threads;
+    const uint64_t before = xnn::half_convert_splits();
+    REQUIRE_MESSAGE(inst->execute(ctx, args, 3), ctx.message());
+    const uint64_t splits = xnn::half_convert_splits() - before;
+    if (threads == 1) CHECK(splits == 0);
+    else CHECK(splits >= 2);  // (x and c widened, y narrowed: at least two of them are Converts)
+    res[threads - 1] = hy.data;
+    int wrong = 0;
+    for (int i = 0; i < N; ++i) wrong += hy.at(size_t(i)) != round_half(round_half(xv[i]) + round_half(cv[i]));
+    CHECK(wrong == 0);
+  }
+  CHECK(res[0] == res[1]);
+}

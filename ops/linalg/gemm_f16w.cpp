@@ -74,7 +74,8 @@ const RowConversions& row_conversions() {
     RowConversions c;
     const F16wIsa isa = f16w_auto_isa();
 #if defined(__x86_64__)
-    if (isa == F16wIsa::Avx512f || isa == F16wIsa::Avx2F16c) c.to_f32 = f16_to_f32_f16c, c.to_f16 = f32_to_f16_f16c;
+    if (isa == F16wIsa::Avx512f) c.to_f32 = f16_to_f32_avx512f, c.to_f16 = f32_to_f16_avx512f;
+    if (isa == F16wIsa::Avx2F16c) c.to_f32 = f16_to_f32_f16c, c.to_f16 = f32_to_f16_f16c;
 #elif defined(__aarch64__)
     if (isa == F16wIsa::Neon) c.to_f32 = f16_to_f32_neon, c.to_f16 = f32_to_f16_neon;
 #endif

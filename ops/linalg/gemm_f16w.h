@@ -68,6 +68,8 @@ void f16_to_f32_scalar(const uint16_t* h, float* f, int64_t n);
 void f32_to_f16_scalar(const float* f, uint16_t* h, int64_t n);
 void f16_to_f32_f16c(const uint16_t* h, float* f, int64_t n);  // x86-64 with F16C
 void f32_to_f16_f16c(const float* f, uint16_t* h, int64_t n);
+void f16_to_f32_avx512f(const uint16_t* h, float* f, int64_t n);  // x86-64 with AVX-512F
+void f32_to_f16_avx512f(const float* f, uint16_t* h, int64_t n);
 void f16_to_f32_neon(const uint16_t* h, float* f, int64_t n);  // aarch64
 void f32_to_f16_neon(const float* f, uint16_t* h, int64_t n);
 

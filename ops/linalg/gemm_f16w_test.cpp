@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/isa.h"
 #include "ops/linalg/gemm_f16w.h"
 #include "ops/util.h"
 
@@ -106,17 +107,24 @@ TEST_CASE("gemm_f16w: K == 0 gives the bias (or zeros)") {
 }
 
 TEST_CASE("gemm_f16w: row conversions equal the scalar ones") {
+  // each variant this CPU runs (and the dispatching entry points), over lengths with tails
+  struct Variant {
+    const char* name;
+    void (*to_f32)(const uint16_t*, float*, int64_t);
+    void (*to_f16)(const float*, uint16_t*, int64_t);
+  };
+  std::vector<Variant> vs{{"dispatch", pte::linalg::convert_f16_to_f32, pte::linalg::convert_f32_to_f16}};
+#if defined(__x86_64__)
+  if (pte::isa::cpu().f16c && pte::isa::cpu().avx2 && pte::isa::cpu().fma3)
+    vs.push_back({"f16c", pte::linalg::f16_to_f32_f16c, pte::linalg::f32_to_f16_f16c});
+  if (pte::isa::cpu().avx512f && pte::isa::cpu().f16c)
+    vs.push_back({"avx512f", pte::linalg::f16_to_f32_avx512f, pte::linalg::f32_to_f16_avx512f});
+#elif defined(__aarch64__)
+  vs.push_back({"neon", pte::linalg::f16_to_f32_neon, pte::linalg::f32_to_f16_neon});
+#endif
   // every half value through fp16 -> fp32 (NaNs: NaN in both)
   std::vector<uint16_t> all(65536);
   for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<uint16_t>(i);
-  std::vector<float> got(all.size() + 5);
-  pte::linalg::convert_f16_to_f32(all.data(), got.data(), static_cast<int64_t>(all.size()));
-  int bad = 0;
-  for (size_t i = 0; i < all.size(); ++i) {
-    const float want = pte::half_bits_to_float(all[i]);
-    if (std::isnan(want) ? !std::isnan(got[i]) : std::memcmp(&want, &got[i], 4) != 0) ++bad;
-  }
-  CHECK(bad == 0);
   // fp32 -> fp16 over a sweep of bit patterns (every exponent, ties, subnormals, overflow)
   std::vector<float> f;
   for (uint32_t e = 0; e < 256; ++e)
@@ -128,15 +136,37 @@ TEST_CASE("gemm_f16w: row conversions equal the scalar ones") {
         f.push_back(v);
       }
   for (float v : {65504.0f, 65519.99f, 65520.0f, 1e9f, 5.96e-8f, 2.98e-8f, 2.99e-8f}) f.push_back(v);
-  std::vector<uint16_t> h(f.size());
-  pte::linalg::convert_f32_to_f16(f.data(), h.data(), static_cast<int64_t>(f.size()));
-  bad = 0;
-  for (size_t i = 0; i < f.size(); ++i) {
-    const uint16_t want = pte::float_to_half_bits(f[i]);
-    const bool nan = (want & 0x7C00u) == 0x7C00u && (want & 0x3FFu);
-    if (nan ? !((h[i] & 0x7C00u) == 0x7C00u && (h[i] & 0x3FFu)) : h[i] != want) ++bad;
+  int bad = 0;
+  for (const Variant& v : vs) {
+    CAPTURE(v.name);
+    for (int64_t off : {0, 3}) {   // (unaligned starts)
+      for (int64_t cut : {0, 1, 7}) {  // lengths with tails of every kind
+        CAPTURE(off);
+        CAPTURE(cut);
+        const int64_t n = static_cast<int64_t>(all.size()) - off - cut;
+        std::vector<float> got(all.size() + 5, -7.0f);
+        v.to_f32(all.data() + off, got.data(), n);
+        bad = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          const float want = pte::half_bits_to_float(all[static_cast<size_t>(i + off)]);
+          if (std::isnan(want) ? !std::isnan(got[static_cast<size_t>(i)]) : std::memcmp(&want, &got[static_cast<size_t>(i)], 4) != 0) ++bad;
+        }
+        CHECK(bad == 0);
+        CHECK(got[static_cast<size_t>(n)] == -7.0f);  // nothing written past n
+        const int64_t m = static_cast<int64_t>(f.size()) - off - cut;
+        std::vector<uint16_t> h(f.size() + 5, 0xABCDu);
+        v.to_f16(f.data() + off, h.data(), m);
+        bad = 0;
+        for (int64_t i = 0; i < m; ++i) {
+          const uint16_t want = pte::float_to_half_bits(f[static_cast<size_t>(i + off)]), g = h[static_cast<size_t>(i)];
+          const bool nan = (want & 0x7C00u) == 0x7C00u && (want & 0x3FFu);
+          if (nan ? !((g & 0x7C00u) == 0x7C00u && (g & 0x3FFu)) : g != want) ++bad;
+        }
+        CHECK(bad == 0);
+        CHECK(h[static_cast<size_t>(m)] == 0xABCDu);
+      }
+    }
   }
-  CHECK(bad == 0);
   // the one-pass round trip (more than one 512-value chunk, and in place) against both steps
   std::vector<float> rt(f.size()), inplace = f;
   pte::linalg::round_through_f16(f.data(), rt.data(), static_cast<int64_t>(f.size()));

@@ -285,5 +285,30 @@ PTE_F16C void f32_to_f16_f16c(const float* f, uint16_t* h, int64_t n) {
   for (; i < n; ++i) h[i] = float_to_half_bits(f[i]);
 }
 
+// 16 lanes a step, the tail masked: the same conversions (exact widening; round to nearest
+// even, as F16C), twice the width (a prefill's Convert nodes: MBs a node).
+PTE_F16W512 void f16_to_f32_avx512f(const uint16_t* h, float* f, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(f + i, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(h + i))));
+  if (i < n) {
+    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1);
+    alignas(32) uint16_t t[16] = {};
+    for (int64_t k = i; k < n; ++k) t[k - i] = h[k];
+    _mm512_mask_storeu_ps(f + i, m, _mm512_cvtph_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(t))));
+  }
+}
+
+PTE_F16W512 void f32_to_f16_avx512f(const float* f, uint16_t* h, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(h + i), _mm512_cvtps_ph(_mm512_loadu_ps(f + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  if (i < n) {
+    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1);
+    alignas(32) uint16_t t[16];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(t), _mm512_cvtps_ph(_mm512_maskz_loadu_ps(m, f + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    for (int64_t k = i; k < n; ++k) h[k] = t[k - i];
+  }
+}
+
 }  // namespace pte::linalg
 #endif  // defined(__x86_64__)
