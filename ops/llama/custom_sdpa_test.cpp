@@ -307,7 +307,8 @@ TEST_CASE("llama::custom_sdpa over fp16 caches (the cast_cache_prefix pass's ker
                       {1, 1, 4, 2, 64, 1100, 1098, 1, true, true},    // one thread; keys left over in each block
                       {1, 1, 16, 4, 48, 700, 600, 2, true, true},     // four query heads a key head, 3 vectors a head
                       {1, 1, 9, 3, 64, 300, 40, 1, true, true},       // one thread splits from 32 keys
-                      {1, 1, 9, 3, 64, 300, 20, 2, true, false},      // two threads: below 128 keys, the one-row form
+                      {1, 1, 9, 3, 64, 300, 20, 2, true, false},      // below 32 keys: the one-row form
+                      {1, 1, 9, 3, 64, 300, 50, 2, true, true},       // two threads split fp16 caches from 32 keys
                       {1, 1, 4, 2, 20, 300, 200, 2, true, false},     // head dim not a multiple of 16
                       {1, 1, 6, 3, 64, 600, 599, 2, false, true},     // not causal: every position up to start + 1
                       {1, 21, 9, 3, 64, 256, 0, 2, true, false},      // prefill

@@ -1191,7 +1191,9 @@ bool sdpa_decode_split_f32_avx512(KernelContext& ctx, const SdpaJob<float>& job,
   const int64_t keys = a.causal ? std::min(a.start_pos + 1, a.kv_len) : a.kv_len;
   // One thread: from 32 keys (whole cache rows in order beat a key head's slice of each row
   // there too: Qwen3-0.6B's shapes, cold, 40 keys 15.9 -> 11.9 us, 1000 keys 630 -> 442 us)
-  const int64_t need = threads >= 2 ? min_keys : std::min<int64_t>(min_keys, 32);
+  // fp16 caches (KT: uint16_t) from 32 keys on two threads too: the one-row form would first
+  // widen the rows (SmolLM2's shapes, 2 threads, per call: 40 keys 4.4 -> 2.8 us, 80 keys 6.5 -> 3.4)
+  const int64_t need = threads >= 2 && std::is_same_v<KT, float> ? min_keys : std::min<int64_t>(min_keys, 32);
   if (threads < 1 || min_keys < 0 || keys < need || keys <= 0 || job.D % 16 != 0) return false;
   const int64_t B = a.q->sizes[0], Hk = job.Hq / job.reps;
   const int64_t nblk = (keys + kKeyBlock - 1) / kKeyBlock;  // blocks a causal query sees (all: no causality)
