@@ -1,5 +1,6 @@
 // pte-run: an fp16 KV cache cast to fp32 before llama::custom_sdpa converts only the
-// positions the attention reads (MethodOptions::bound_cache_casts,
+// positions the attention reads, or the attention reads the fp16 caches itself
+// (MethodOptions::bound_cache_casts,
 // interpreter/passes/cast_cache_prefix.cpp, ops/prim/cast_cache_prefix.cpp). The fp16
 // custom-sdpa fixture gives bit-identical outputs bounded and whole over every step; the
 // kernel converts exactly positions [0, start_pos + S) of each batch and leaves the rest.
@@ -29,6 +30,8 @@ TEST_CASE("cache cast: bounded casts give the whole casts' outputs bit for bit (
     pte::test::FixtureRun bounded = pte::test::run_fixture_steps(dir, "model.pte", "", mo);
     CHECK(whole.method->cache_cast_prefixes() == 0);
     CHECK(bounded.method->cache_cast_prefixes() == 4);  // 2 layers x (key, value)
+    CHECK(whole.method->cache_half_attentions() == 0);
+    CHECK(bounded.method->cache_half_attentions() == 2);  // each layer's attention reads its fp16 caches
     REQUIRE(whole.outputs.size() == 5);                  // prefill + 4 decode steps
     REQUIRE(whole.outputs.size() == bounded.outputs.size());
     for (size_t s = 0; s < whole.outputs.size(); ++s) {

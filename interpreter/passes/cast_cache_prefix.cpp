@@ -5,16 +5,22 @@
 //   llama::custom_sdpa.out(q, c|k, c|v, start_pos, None, ...)   (instruction j > i)
 // i.e. L positions per cache, layer and step (SmolLM2-135M fp16 at context 2304: 60
 // casts of 442 Ki values a decode step, ~17% of its time). Without a mask the attention
-// reads positions [0, start_pos + q.sizes[1]) of c only (ops/llama/sdpa_common.cpp), so
-// instruction i becomes ops/prim/cast_cache_prefix over exactly those positions.
+// reads positions [0, start_pos + q.sizes[1]) of c only (ops/llama/sdpa_common.cpp), so:
+//  - where both of j's caches are cast so, with nothing else between the casts and j, the
+//    casts become no-ops and j runs custom_sdpa_half_kv_out on the fp16 caches (its 12
+//    arguments: custom_sdpa's 8, the two copies, out, return): an AVX-512 decode step reads
+//    fp16 rows, other forms widen the positions read into the copies at j;
+//  - otherwise each such cast becomes ops/prim/cast_cache_prefix over exactly those positions.
+// Results are bit-identical either way (fp16 widens exactly).
 //
 // Conditions: c is planned, written by i alone, read by j alone (no list, move or
 // delegate use), not an input or output; cache and c contiguous, fp16 and fp32, same
 // shape; start_pos is an Int and q a tensor, each written by one kernel before i (their
 // values at i are those j sees); the mask argument is None. The positions of c past the
 // bound keep whatever the memory held: nothing reads them.
-// Changes arguments of the instruction: MethodImpl::load recomputes the access analysis.
+// Changes instructions' arguments: MethodImpl::load recomputes the access analysis.
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -40,17 +46,12 @@ size_t MethodImpl::Load::cast_cache_prefix() {
     const int32_t w = access.writer[vid(e)];
     return w >= 0 && static_cast<size_t>(w) < i;
   };
-  // Whether instruction k (strictly between a cast and its attention) may touch the fp16
-  // cache `src`: any argument of any instruction there, as a value or inside a list.
-  auto untouched_between = [&](const EValue* src, size_t i, size_t j) {
-    const size_t sv = vid(src);
-    if (access.has(sv, VA::InList | VA::MoveFrom | VA::MoveTo)) return false;
-    for (size_t k = i + 1; k < j; ++k) {
-      const Instr& in = m.instrs_[k];
-      if (in.kind != Instr::Kernel && in.kind != Instr::Delegate) continue;
-      for (uint32_t x = 0; x < in.nargs; ++x)
-        if (m.args_[in.arg_begin + x] == src) return false;
-    }
+  // The attention may read a cache at j instead of its copy made at i only if nothing runs in
+  // between but the other cast (then no write to the cache, through any alias, comes between:
+  // the export's order, cast, cast, attention).
+  auto adjacent = [&](size_t ik, size_t iv, size_t j) {
+    for (size_t k = std::min(ik, iv) + 1; k < j; ++k)
+      if (k != ik && k != iv) return false;
     return true;
   };
   for (size_t j = 0; j < m.instrs_.size(); ++j) {
@@ -92,7 +93,7 @@ size_t MethodImpl::Load::cast_cache_prefix() {
     // 4-D caches (the attention's).
     if (cast_of[1] && cast_of[2]) {
       EValue *sk = arg(cast_of[1] - 1, 0), *sv = arg(cast_of[2] - 1, 0);
-      if (sk->t->dim == 4 && sv->t->dim == 4 && untouched_between(sk, cast_of[1] - 1, j) && untouched_between(sv, cast_of[2] - 1, j)) {
+      if (sk->t->dim == 4 && sv->t->dim == 4 && adjacent(cast_of[1] - 1, cast_of[2] - 1, j)) {
         EValue* copies[3] = {nullptr, arg(j, 1), arg(j, 2)};
         EValue* list[12] = {q, sk, sv, start, mask, arg(j, 5), arg(j, 6), arg(j, 7), copies[1], copies[2], arg(j, 8), arg(j, 9)};
         Instr& in = m.instrs_[j];
@@ -111,7 +112,7 @@ size_t MethodImpl::Load::cast_cache_prefix() {
         folded += 2;
         continue;
       }
-      if (debug) std::fprintf(stderr, "cache cast: instruction %zu keeps its fp32 inputs (a cache changes before it or is not 4-D)\n", j);
+      if (debug) std::fprintf(stderr, "cache cast: instruction %zu keeps its fp32 inputs (other instructions between the casts and it, or not 4-D)\n", j);
     }
     // Otherwise each cast converts exactly the positions j reads
     for (int kv = 1; kv <= 2; ++kv) {
