@@ -120,7 +120,10 @@ Status prepare_node(const Graph& g, const Node& n, Prepared* p) {
       const Value& b = g.values[static_cast<size_t>(n.out)];
       auto q8 = [](const Value& v) { return (v.dtype == DT::QInt8 || v.dtype == DT::QUInt8) && v.quant == Quant::PerTensor; };
       if ((a.dtype == DT::F32 && (q8(b) || b.dtype == DT::QDInt8)) || (q8(a) && b.dtype == DT::F32)) return Status::ok();
-      if (is_half_convert(g, n)) return Status::ok();
+      if (is_half_convert(g, n)) {
+        if (p) p->half_convert = true;
+        return Status::ok();
+      }
       return Status::error(std::string("XNNConvert from ") + dt_name(a.dtype) + " to " + dt_name(b.dtype) + " is not supported");
     }
     default:
@@ -183,7 +186,7 @@ bool run_node(State& s, const Node& n) {
     case Op::StaticConstantPad: return run_pad(s, n);
     case Op::Concatenate2: case Op::Concatenate3: case Op::Concatenate4: case Op::Concatenate5: return run_concat(s, n);
     case Op::Copy: return run_copy(s, n);
-    case Op::Convert: return is_half_convert(*s.g, n) ? run_convert_half(s, n) : run_convert(s, n);
+    case Op::Convert: return s.p().half_convert ? run_convert_half(s, n) : run_convert(s, n);
     default:
       if (op_supported(n.op)) return run_unary(s, n);
       break;

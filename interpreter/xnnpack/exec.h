@@ -56,6 +56,7 @@ struct Prepared {
   planner::PackArena* arena = nullptr;
   bool wpack_bf16 = false;           // its scales are bf16
   bool last_row_only = false;        // FC: the method reads only the output's last row (BackendInit)
+  bool half_convert = false;         // Convert: between fp32 and a half type (is_half_convert, decided at load)
   int64_t meta_stride = 0;     // row stride of the [blocks, S] arrays
   std::vector<uint16_t> scale_bf16;
   std::vector<int8_t> wq;
