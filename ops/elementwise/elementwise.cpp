@@ -278,7 +278,7 @@ void raw_copy(KernelContext& ctx, const Plan& plan, void* dst, const void* src) 
 }
 
 // fp16 <-> fp32 casts (an fp16 program's casts around its fp32 islands, whole KV caches
-// among them): dense rows take the F16C / NEON row conversions of ops/linalg/gemm_f16w.h
+// among them): dense rows take the AVX-512F / F16C / NEON row conversions of ops/linalg/gemm_f16w.h
 // (round to nearest even, as Half's), strided rows the scalar ones.
 struct HalfCastJob {
   const Plan* plan;

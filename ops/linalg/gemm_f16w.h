@@ -19,7 +19,7 @@
 //                      tile of the same ISA (gemm.h) accumulates into y.
 //   fc_f16w(threads)   picks the variant and splits columns (and row tiles) over the
 //                      caller and the claim pool's helpers (claim_pool.h).
-//   convert_f16_to_f32 / convert_f32_to_f16   rows of values (F16C, NEON or scalar; round
+//   convert_f16_to_f32 / convert_f32_to_f16   rows of values (AVX-512F, F16C, NEON or scalar; round
 //                      to nearest even, as ops/util.h's half_bits_to_float / float_to_half_bits).
 #pragma once
 #include <cstdint>

@@ -1235,7 +1235,27 @@ bool sdpa_heads_fit_f32(const SdpaArgs& a, int64_t reps, int64_t D) {
   return reps >= 1 && reps <= 4 && D <= kTileMaxDim && a.k->strides[3] == 1 && a.v->strides[3] == 1 &&
          a.k->strides[1] * 16 <= (int64_t(1) << 30);
 }
+// This call takes those forms (decode: one row a key head, or the split; prefill: tiles):
+// AVX-512, not forced to the scalar or row-by-row forms (tests), shapes that fit.
+bool sdpa_heads_forms_f32(const SdpaArgs& a, const SdpaJob<float>& job) {
+  return isa::cpu().avx512f && !g_force_scalar.load(std::memory_order_relaxed) && g_tiles.load(std::memory_order_relaxed) &&
+         sdpa_heads_fit_f32(a, job.reps, job.D);
+}
 #endif  // defined(__x86_64__)
+
+// The threads a call shares its work with, by its size (query rows x keys x head dim). A
+// decode step shares its key heads with the helpers from 2^14 (SmolLM2: ~28 positions):
+// the claim pool's helpers spin between a step's products, so the hand-off costs about a
+// microsecond, and each key head's rows are cold (the step's weights came in between),
+// latency-bound; 2^17 before (SmolLM2 8da4w at 64 positions: 14.4 -> 9.8 us a call).
+// Prefill chunks and longer contexts are split over rows from 2^17.
+template <class T>
+int sdpa_call_threads(const KernelContext& ctx, const SdpaJob<T>& job) {
+  const SdpaArgs& a = *job.a;
+  const int64_t keys = a.causal ? std::min(a.start_pos + job.S, a.kv_len) : a.kv_len;
+  const double work = static_cast<double>(a.q->sizes[0] * job.Hq * job.S) * static_cast<double>(keys) * static_cast<double>(job.D);
+  return work >= double(job.S == 1 ? 1 << 14 : 1 << 17) ? ctx.claim_threads : 1;
+}
 
 // std::fma is one instruction where the CPU has FMA, a (slow, same-valued) libm
 // call otherwise.
@@ -1254,10 +1274,7 @@ template <class T>
 void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
   SdpaJob<T> job{&a, a.q->sizes[1], a.q->sizes[2], a.q->sizes[3], a.q->sizes[2] / a.k->sizes[2]};
   size_t rows = static_cast<size_t>(a.q->sizes[0] * job.Hq * job.S);
-  // Work (query rows x keys x head dim) decides whether the helpers share it (below);
-  // prefill chunks and longer contexts are split over rows.
-  const int64_t keys = a.causal ? std::min(a.start_pos + job.S, a.kv_len) : a.kv_len;
-  const double work = static_cast<double>(rows) * static_cast<double>(keys) * static_cast<double>(job.D);
+  const int threads = sdpa_call_threads(ctx, job);
   void (*fn)(void*, size_t) = sdpa_row<T>;
 #if defined(__x86_64__)
   if constexpr (std::is_same_v<T, float>)
@@ -1266,7 +1283,7 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
          : isa::cpu().fma3    ? sdpa_row_f32_fma
                               : sdpa_row_f32_plain;
   if constexpr (std::is_same_v<T, float>) {
-    const bool heads = fn == sdpa_row_f32_avx512 && g_tiles.load(std::memory_order_relaxed) && sdpa_heads_fit_f32(a, job.reps, job.D);
+    const bool heads = sdpa_heads_forms_f32(a, job);  // (fn is sdpa_row_f32_avx512 then)
     if (heads && job.S == 1) {
       fn = sdpa_decode_rows_f32_avx512;  // decode: rows are (batch, kv head)
       rows = static_cast<size_t>(a.q->sizes[0] * (job.Hq / job.reps));
@@ -1283,11 +1300,6 @@ void sdpa_typed(KernelContext& ctx, const SdpaArgs& a) {
 #else
   if constexpr (std::is_same_v<T, float>) fn = sdpa_row_f32_fma;
 #endif
-  // A decode step shares its key heads with the helpers from 2^14 (SmolLM2: ~28 positions):
-  // the claim pool's helpers spin between a step's products, so the hand-off costs about a
-  // microsecond, and each key head's rows are cold (the step's weights came in between),
-  // latency-bound; 2^17 before (SmolLM2 8da4w at 64 positions: 14.4 -> 9.8 us a call).
-  const int threads = work >= double(job.S == 1 ? 1 << 14 : 1 << 17) ? ctx.claim_threads : 1;
 #if defined(__x86_64__)
   if constexpr (std::is_same_v<T, float>)
     if (fn == sdpa_decode_rows_f32_avx512 && sdpa_decode_split_f32_avx512<float>(ctx, job, threads)) return;
@@ -1379,15 +1391,11 @@ bool sdpa_prepare(KernelContext& ctx, SdpaArgs& a, bool has_scale, double scale,
 bool sdpa_run_half_kv(KernelContext& ctx, const SdpaArgs& a, Tensor& k32, Tensor& v32) {
   const Tensor &k = *a.k, &v = *a.v;
 #if defined(__x86_64__)
-  // Decode: the split form reads the fp16 rows (sdpa_typed's choice of form and threads)
+  // Decode: the split form reads the fp16 rows (where sdpa_typed would take the decode forms;
+  // the split checks its own conditions: head dim, keys, scratch)
   const SdpaJob<float> job{&a, a.q->sizes[1], a.q->sizes[2], a.q->sizes[3], a.q->sizes[2] / k.sizes[2]};
-  if (job.S == 1 && job.D % 16 == 0 && isa::cpu().avx512f && !g_force_scalar.load(std::memory_order_relaxed) &&
-      g_tiles.load(std::memory_order_relaxed) && sdpa_heads_fit_f32(a, job.reps, job.D)) {
-    const int64_t keys = a.causal ? std::min(a.start_pos + 1, a.kv_len) : a.kv_len;
-    const double work = static_cast<double>(a.q->sizes[0] * job.Hq) * static_cast<double>(keys) * static_cast<double>(job.D);
-    const int threads = work >= double(1 << 14) ? ctx.claim_threads : 1;
-    if (sdpa_decode_split_f32_avx512<uint16_t>(ctx, job, threads)) return true;
-  }
+  if (job.S == 1 && sdpa_heads_forms_f32(a, job) && sdpa_decode_split_f32_avx512<uint16_t>(ctx, job, sdpa_call_threads(ctx, job)))
+    return true;
 #endif
   // Otherwise the positions read, [0, kv_len), widened into the fp32 copies and the fp32 form
   if (!cast_rows_f16_f32(ctx, k, k32, a.kv_len) || !cast_rows_f16_f32(ctx, v, v32, a.kv_len)) return false;
