@@ -208,6 +208,8 @@ def measure_et(pte, et_tok, prompts, n_new, threads, raw, timeout=3600):
 # llama_perf_context_print in other versions): from the start of the model load to the end
 # of its first evaluation, the warm-up run llama-completion does by default
 LOAD_RE = re.compile(r"(?:common_perf_print|llama_perf_context_print):\s+load time\s*=\s*([0-9.]+)\s*ms")
+# ... and its evaluation of the prompt after that warm-up: load + this is its time to first token
+PROMPT_EVAL_RE = re.compile(r"(?:common_perf_print|llama_perf_context_print):\s+prompt eval time\s*=\s*([0-9.]+)\s*ms")
 
 
 # llama.cpp 0c1e57098 built with GGML_NATIVE on an AMX machine (this VM: amx_int8/amx_tile)
@@ -255,6 +257,9 @@ def measure_llama(gguf, prompts, n_new, threads, raw, decode_ctx, prefill=PREFIL
     else:
         res["load_ms"] = float(m.group(1))
         res["peak_rss_kb"] = r["maxrss_kb"]
+        pe = PROMPT_EVAL_RE.search(r["err"])
+        if pe:
+            res["prompt_eval_ms"] = float(pe.group(1))
     return res
 
 

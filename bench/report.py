@@ -338,6 +338,14 @@ def llm3_values(res, who, metric, arg):
             if r.get("L") == arg and r.get(key):
                 return r[key]
         return None
+    if metric == "ttft":  # load + the first prompt's prefill (the shortest prompt's)
+        if who == "llama":  # llama-completion: load (with its warm-up run) + its prompt's evaluation
+            lo, pe = res.get("load_ms"), res.get("prompt_eval_ms")
+            return None if lo is None or pe is None else lo + pe
+        first = min(runs, key=lambda r: r["L"]) if runs else None
+        if not first or not first.get("prefill_tps") or first.get("load_ms") is None:
+            return None
+        return first["load_ms"] + first["prompt_tokens"] * 1000 / first["prefill_tps"]
     if metric == "rss_over_base" and who != "et":
         return None  # only the ExecuTorch process carries Python and torch
     if who == "llama":
@@ -492,7 +500,10 @@ def write_llm3(md, res, outdir):
                     + [("prefill", s, f"prefill tok/s, {s} tokens") for s in r["prefill"]]
                     + [("prefill_first", s, f"prefill tok/s, {s} tokens, first call of a process (llama.cpp: "
                         "without its warm-up)") for s in r["prefill"][:1]]
-                    + [("load", None, "load ms"), ("rss", None, "peak RSS MiB"),
+                    + [("load", None, "load ms"),
+                       ("ttft", r["prefill"][0] if r["prefill"] else None,
+                        f"load + first {r['prefill'][0] if r['prefill'] else ''}-token prefill ms (time to first token)"),
+                       ("rss", None, "peak RSS MiB"),
                        ("rss_over_base", None, "peak RSS above Python+torch MiB")])
             for metric, arg, label in rows:
                 cells, meds = [], {}
