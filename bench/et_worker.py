@@ -97,7 +97,7 @@ def runner_prompts(a):
                          prompt_tokens=s.num_prompt_tokens, generated=s.num_generated_tokens)
 
         cfg = GenerationConfig(echo=False, max_new_tokens=a.max_new_tokens, temperature=0.0)
-        runner.generate(prompt, cfg, token_callback=lambda t: None, stats_callback=on_stats)
+        runner.generate(prompt, cfg, token_callback=None, stats_callback=on_stats)
         if not stats:
             raise RuntimeError("the runner reported no statistics")
         runs.append({"prompt_file": os.path.basename(path), "load_ms": ctor_ms + stats["load"] if i == 0 else None,
