@@ -106,10 +106,11 @@ def find_gguf(qtype, model="smollm2"):
 
 
 def run_proc(cmd, timeout, raw_log):
-    """Runs a process; returns rc, stdout, stderr, its peak RSS (KiB, wait4) and wall time."""
+    """Runs a process; returns rc, stdout, stderr, its peak RSS (KiB, wait4) and wall time.
+    Output that is not UTF-8 (a random model's byte tokens in a runner's log) reads with U+FFFD."""
     t0 = time.time()
-    out_f = open(os.path.join(os.path.dirname(raw_log), "llm3_stdout.tmp"), "w+")
-    err_f = open(os.path.join(os.path.dirname(raw_log), "llm3_stderr.tmp"), "w+")
+    out_f = open(os.path.join(os.path.dirname(raw_log), "llm3_stdout.tmp"), "w+", encoding="utf-8", errors="replace")
+    err_f = open(os.path.join(os.path.dirname(raw_log), "llm3_stderr.tmp"), "w+", encoding="utf-8", errors="replace")
     try:
         p = subprocess.Popen(cmd, stdout=out_f, stderr=err_f, stdin=subprocess.DEVNULL)
     except OSError as e:
