@@ -97,6 +97,8 @@ def runner_prompts(a):
                          prompt_tokens=s.num_prompt_tokens, generated=s.num_generated_tokens)
 
         cfg = GenerationConfig(echo=False, max_new_tokens=a.max_new_tokens, temperature=0.0)
+        # no token callback: pybind turns each piece into str, and a random model's byte
+        # tokens (Llama-3.2-1B at bench scale) are not UTF-8, which aborted generate
         runner.generate(prompt, cfg, token_callback=None, stats_callback=on_stats)
         if not stats:
             raise RuntimeError("the runner reported no statistics")
