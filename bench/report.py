@@ -338,24 +338,25 @@ def llm3_values(res, who, metric, arg):
             if r.get("L") == arg and r.get(key):
                 return r[key]
         return None
-    if metric == "ttft":  # load + the first prompt's prefill (the shortest prompt's)
-        if who == "llama":  # llama-completion: load (with its warm-up run) + its prompt's evaluation
-            lo, pe = res.get("load_ms"), res.get("prompt_eval_ms")
-            return None if lo is None or pe is None else lo + pe
-        first = min(runs, key=lambda r: r["L"]) if runs else None
-        if not first or not first.get("prefill_tps") or first.get("load_ms") is None:
-            return None
-        return first["load_ms"] + first["prompt_tokens"] * 1000 / first["prefill_tps"]
+    # the shortest prompt's run: the first call of its process (the runner's prompts in order)
+    first = min(runs, key=lambda r: r["L"]) if runs else None
+    if metric == "ttft":  # load + that first call's prefill (llama.cpp: llama-completion's
+        # load, which ends with its warm-up run, + its evaluation of the same prompt)
+        load = llm3_values(res, who, "load", None)
+        if who == "llama":
+            call = res.get("prompt_eval_ms")
+        else:
+            call = first["prompt_tokens"] * 1000 / first["prefill_tps"] if first and first.get("prefill_tps") else None
+        return None if load is None or call is None else load + call
     if metric == "rss_over_base" and who != "et":
         return None  # only the ExecuTorch process carries Python and torch
     if who == "llama":
         x = res.get("load_ms" if metric == "load" else "peak_rss_kb")
         return None if x is None else (x if metric == "load" else x / 1024)
-    first = min(runs, key=lambda r: r["L"]) if runs else None  # the shortest prompt's run
     if not first:
         return None
     if metric == "load":
-        return first.get("load_ms") if who == "pte" else res["runs"][0].get("load_ms")
+        return first.get("load_ms")
     rss = first.get("peak_rss_kb")
     if rss is None:
         return None
@@ -500,11 +501,9 @@ def write_llm3(md, res, outdir):
                     + [("prefill", s, f"prefill tok/s, {s} tokens") for s in r["prefill"]]
                     + [("prefill_first", s, f"prefill tok/s, {s} tokens, first call of a process (llama.cpp: "
                         "without its warm-up)") for s in r["prefill"][:1]]
-                    + [("load", None, "load ms"),
-                       ("ttft", r["prefill"][0] if r["prefill"] else None,
-                        f"load + first {r['prefill'][0] if r['prefill'] else ''}-token prefill ms (time to first token)"),
-                       ("rss", None, "peak RSS MiB"),
-                       ("rss_over_base", None, "peak RSS above Python+torch MiB")])
+                    + [("load", None, "load ms")]
+                    + [("ttft", s, f"load + first {s}-token prefill ms (time to first token)") for s in r["prefill"][:1]]
+                    + [("rss", None, "peak RSS MiB"), ("rss_over_base", None, "peak RSS above Python+torch MiB")])
             for metric, arg, label in rows:
                 cells, meds = [], {}
                 for who, _ in LLM3_WHO:
